@@ -1,0 +1,125 @@
+# Makefile - cix, one non-recursive GNU Makefile
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+#   make                      build ./build/cix
+#   make check                run every test under prove
+#   make check SANITIZE=address,undefined
+#   make install PREFIX=DIR   install DIR/bin/cix and the man pages
+#   make fuzz                 build libFuzzer targets with clang (build-fuzz/)
+#   make bench                run the benchmarks
+#   DEVELOPER=1               add -Werror
+
+-include config.mk
+
+PREFIX   ?= /usr/local
+CC       ?= gcc
+PKG_CONFIG ?= pkg-config
+VERSION  := 0.1.0
+PKGS     := libgcrypt
+
+WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wvla \
+            -Wno-unused-parameter
+ifdef DEVELOPER
+WARNINGS += -Werror
+endif
+
+# Each configuration builds into its own directory, so switching SANITIZE
+# never links stale objects.
+ifdef SANITIZE
+B ?= build-san
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+B ?= build
+SANFLAGS :=
+endif
+
+OPT      ?= -O2 -g
+CPPFLAGS += -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Ilib -DCIX_VERSION='"$(VERSION)"'
+CFLAGS   += -std=gnu11 $(OPT) $(WARNINGS) $(SANFLAGS) \
+            $(shell $(PKG_CONFIG) --cflags $(PKGS))
+LDFLAGS  += $(SANFLAGS)
+LDLIBS   += $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpthread
+
+LIB_SRCS  := $(sort $(wildcard lib/*.c))
+CLI_SRCS  := $(sort $(wildcard cli/*.c))
+UNIT_SRCS := $(sort $(wildcard t/unit/*.c))
+FUZZ_SRCS := $(sort $(wildcard t/fuzz/*.c))
+BENCH_SRCS := $(sort $(wildcard bench/*.c))
+
+LIB_OBJS  := $(LIB_SRCS:%.c=$(B)/%.o)
+CLI_OBJS  := $(CLI_SRCS:%.c=$(B)/%.o)
+UNIT_BINS := $(UNIT_SRCS:%.c=$(B)/%.t)
+BENCH_BINS := $(BENCH_SRCS:%.c=$(B)/%)
+SHELL_TESTS := $(sort $(wildcard t/t[0-9]*.sh))
+
+all: $(B)/cix $(UNIT_BINS) $(BENCH_BINS)
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/libcix.a: $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/cix: $(CLI_OBJS) $(B)/libcix.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/t/unit/%.t: $(B)/t/unit/%.o $(B)/libcix.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/bench/%: $(B)/bench/%.o $(B)/libcix.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# prove runs unit binaries and shell scripts alike; the scripts find the
+# binaries through CIX_BUILD_DIR.
+PROVE ?= prove
+JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
+check: all
+	CIX_BUILD_DIR=$(abspath $(B)) CIX_SRC_DIR=$(CURDIR) \
+	  $(PROVE) -j$(JOBS) --exec '' $(UNIT_BINS) $(SHELL_TESTS)
+
+# libFuzzer targets: the library is rebuilt with clang and coverage.
+FUZZ_CC    ?= clang
+FB         ?= build-fuzz
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FB)/%.o)
+FUZZ_BINS  := $(FUZZ_SRCS:t/fuzz/%.c=$(FB)/fuzz-%)
+
+$(FB)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) -std=gnu11 $(FUZZ_FLAGS) \
+	  $(shell $(PKG_CONFIG) --cflags $(PKGS)) -c -o $@ $<
+
+$(FB)/fuzz-%: $(FB)/t/fuzz/%.o $(FUZZ_LIB_OBJS)
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
+
+fuzz: $(FUZZ_BINS)
+
+# Short run of every fuzz target, seeded from t/fuzz/corpus/NAME.
+FUZZ_SECONDS ?= 30
+fuzz-smoke: fuzz
+	@set -e; for f in $(FUZZ_BINS); do \
+	  n=$${f##*/fuzz-}; mkdir -p $(FB)/corpus-$$n; \
+	  echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(FB)/corpus-$$n t/fuzz/corpus/$$n \
+	    2>$(FB)/fuzz-$$n.log || { tail -40 $(FB)/fuzz-$$n.log; exit 1; }; \
+	done
+
+bench: all
+	CIX_BUILD_DIR=$(abspath $(B)) bench/nar-hash
+
+MAN1 := $(sort $(wildcard doc/man/*.1))
+install: $(B)/cix
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(B)/cix $(DESTDIR)$(PREFIX)/bin/cix
+	$(if $(MAN1),install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/)
+
+clean:
+	rm -rf build build-san build-fuzz t/trash.*
+
+.PHONY: all check fuzz fuzz-smoke bench install clean
+.SUFFIXES:
+.SECONDARY:
+
+-include $(shell find $(B) $(FB) -name '*.d' 2>/dev/null)

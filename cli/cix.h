@@ -1,0 +1,31 @@
+/* cix.h - shared declarations of the cix command-line front-end */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef CIX_CLI_H
+#define CIX_CLI_H
+
+#include "err.h"
+
+/*
+ * Exit codes (documented in cix(1)): 0 success, 1 the operation failed
+ * (bad input, mismatch), 2 usage error.
+ */
+enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* Each command is int cmd_NAME(int argc, char **argv); argv[0] is its name. */
+int cmd_hash(int argc, char **argv);
+int cmd_store(int argc, char **argv);
+int cmd_derivation(int argc, char **argv);
+
+extern const char *cix_progname; /* "cix hash" etc. for messages */
+
+CIX_NORETURN void die(const char *fmt, ...) CIX_PRINTF(1, 2);
+/* Print "cix CMD: msg" on stderr and return EXIT_FAIL. */
+int error(const char *fmt, ...) CIX_PRINTF(1, 2);
+/* Print "cix CMD: message of err" and return EXIT_FAIL. */
+int error_err(const struct cix_err *err);
+/* Usage error: message, then a hint to --help; returns EXIT_USAGE. */
+int usage_error(const char *fmt, ...) CIX_PRINTF(1, 2);
+/* Print "cix CMD (cix) VERSION" and return 0. */
+int print_version(void);
+
+#endif

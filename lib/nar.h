@@ -1,0 +1,77 @@
+/* nar.h - Nix ARchives: writing, hostile-input-safe reading and restoring */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef CIX_NAR_H
+#define CIX_NAR_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "err.h"
+#include "hash.h"
+
+/* Bounds applied to every NAR read (as Nix since GHSA-vh5x-56v6-4368). */
+#define CIX_NAR_MAX_DEPTH 64      /* nested directories */
+#define CIX_NAR_MAX_NAME 255      /* bytes in an entry name */
+#define CIX_NAR_MAX_TARGET 4095   /* bytes in a symlink target */
+#define CIX_NAR_MAX_TAG 32        /* bytes in a structural token */
+
+/*
+ * A sink receives the bytes of a NAR as they are produced. It returns 0, or a
+ * negative code that aborts the dump and is returned by it.
+ */
+typedef int (*cix_sink_fn)(void *opaque, const void *data, size_t len);
+
+/*
+ * A source hands out input: it fills buf with up to len bytes and returns how
+ * many (0 at end of input), or a negative code.
+ */
+typedef ssize_t (*cix_source_fn)(void *opaque, void *buf, size_t len);
+
+/* ---- Writer (lib/nar-write.c) ---- */
+
+/*
+ * Serialise the file, symlink or directory at path (never following a
+ * symlink, path itself included) into sink. Sockets, FIFOs and devices are
+ * refused with -CIX_EUNSUPPORTED naming the file.
+ */
+int cix_nar_dump(const char *path, cix_sink_fn sink, void *opaque,
+		 struct cix_err *err);
+
+/* Same, for a path relative to dirfd (AT_FDCWD allowed). */
+int cix_nar_dump_at(int dirfd, const char *path, cix_sink_fn sink,
+		    void *opaque, struct cix_err *err);
+
+/*
+ * Hash the NAR serialisation of path without materialising it; size (may be
+ * NULL) receives the NAR's length in bytes. This is `nix-hash` / `cix hash -r`.
+ */
+int cix_nar_hash_path(const char *path, enum cix_hash_algo algo,
+		      struct cix_hash *out, uint64_t *size, struct cix_err *err);
+
+/* ---- Reader (lib/nar-read.c, lib/nar-restore.c) ---- */
+
+/*
+ * Read exactly one NAR from src, validating it strictly (see the checks
+ * in nar-read.c), and materialise it at target, which must not exist.
+ * Writes happen only below target, through directory file descriptors,
+ * never through a symlink. On any error the partial target is removed.
+ * The reader consumes exactly the NAR's bytes and nothing after it.
+ * hash/size (either may be NULL) receive the sha256 and length of the NAR.
+ */
+int cix_nar_restore(cix_source_fn src, void *opaque, const char *target,
+		    struct cix_hash *hash, uint64_t *size, struct cix_err *err);
+
+/* Validate one NAR from src without writing anything; hash/size as above. */
+int cix_nar_check(cix_source_fn src, void *opaque,
+		  struct cix_hash *hash, uint64_t *size, struct cix_err *err);
+
+/* A source over a memory buffer. */
+struct cix_mem_source {
+	const unsigned char *data;
+	size_t len, pos;
+};
+ssize_t cix_mem_source_read(void *opaque, void *buf, size_t len);
+
+/* A source over a file descriptor. */
+ssize_t cix_fd_source_read(void *opaque /* int * */, void *buf, size_t len);
+
+#endif

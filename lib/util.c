@@ -1,0 +1,106 @@
+/* util.c - allocation wrappers and full I/O helpers */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static CIX_NORETURN void oom(size_t n)
+{
+	fprintf(stderr, "fatal: out of memory allocating %zu bytes\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (!p)
+		oom(nmemb * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		oom(n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	return xmemdup(s, strlen(s) + 1);
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *p = xmalloc(len + 1);
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+void *xmemdup(const void *p, size_t n)
+{
+	void *q = xmalloc(n);
+	if (n)
+		memcpy(q, p, n);
+	return q;
+}
+
+void cix_bug(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "BUG: %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+ssize_t cix_read_full(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = read(fd, (char *)buf + done, len - done);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+int cix_write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}

@@ -1,0 +1,59 @@
+/* util.h - allocation wrappers and small helpers shared by libcix */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef CIX_UTIL_H
+#define CIX_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define CIX_NORETURN __attribute__((noreturn))
+#define CIX_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/*
+ * Allocation never fails: on out-of-memory these print one line and abort,
+ * as git's xmalloc does. Everything else in the library returns errors.
+ */
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+void *xmemdup(const void *p, size_t n);
+
+/* Grow *p (holding *alloc elements) so that it can hold nr elements. */
+#define ALLOC_GROW(p, nr, alloc)                                              \
+	do {                                                                  \
+		if ((size_t)(nr) > (size_t)(alloc)) {                         \
+			size_t na_ = (alloc) < 8 ? 16 : (size_t)(alloc) * 2;  \
+			if (na_ < (size_t)(nr)) na_ = (nr);                   \
+			(p) = xrealloc((p), na_ * sizeof(*(p)));              \
+			(alloc) = na_;                                        \
+		}                                                             \
+	} while (0)
+
+CIX_NORETURN void cix_bug(const char *file, int line, const char *fmt, ...)
+	CIX_PRINTF(3, 4);
+#define BUG(...) cix_bug(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Full read/write with EINTR and short transfer handling; -errno on error. */
+ssize_t cix_read_full(int fd, void *buf, size_t len);
+int cix_write_full(int fd, const void *buf, size_t len);
+
+/* Little-endian u64 as used on the Nix wire and in NAR. */
+static inline void cix_put_u64le(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline uint64_t cix_get_u64le(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+#endif

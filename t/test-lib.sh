@@ -1,0 +1,100 @@
+# test-lib.sh - TAP test library for cix's functional tests, after git's
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# A test script sets test_description, sources this file, calls
+# test_expect_success 'title' 'commands' as often as needed, then test_done.
+# Each script runs in its own trash directory t/trash.<script>/, removed on
+# success. Prerequisites: test_set_prereq NAME / test_have_prereq NAME, and
+# test_expect_success NAME 'title' 'commands' to skip without it. NIX is
+# set when Nix's tools (the oracle) are on PATH.
+
+set -u
+: "${CIX_SRC_DIR:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${CIX_BUILD_DIR:=$CIX_SRC_DIR/build}"
+export CIX_SRC_DIR CIX_BUILD_DIR
+PATH=$CIX_BUILD_DIR:$PATH
+export PATH
+# No network here: keep Nix away from its default binary cache.
+NIX_CONFIG='substituters =
+experimental-features = nix-command'
+export NIX_CONFIG
+LC_ALL=C
+export LC_ALL
+
+test_name=$(basename "$0" .sh)
+TRASH_DIRECTORY=$CIX_SRC_DIR/t/trash.$test_name
+rm -rf "$TRASH_DIRECTORY"
+mkdir -p "$TRASH_DIRECTORY" || exit 1
+cd "$TRASH_DIRECTORY" || exit 1
+HOME=$TRASH_DIRECTORY
+export HOME
+
+test_count=0
+test_failure=0
+test_prereqs=" "
+
+test_set_prereq () { test_prereqs="$test_prereqs$1 "; }
+test_have_prereq () { case "$test_prereqs" in *" $1 "*) return 0;; esac; return 1; }
+
+if command -v nix-store >/dev/null 2>&1 && command -v nix-hash >/dev/null 2>&1; then
+	test_set_prereq NIX
+fi
+
+say () { printf '# %s\n' "$*"; }
+
+test_ok_ () { test_count=$((test_count + 1)); printf 'ok %d - %s\n' "$test_count" "$1"; }
+test_failure_ () {
+	test_count=$((test_count + 1))
+	test_failure=$((test_failure + 1))
+	printf 'not ok %d - %s\n' "$test_count" "$1"
+	printf '%s\n' "$2" | sed 's/^/#	/'
+}
+
+test_run_ () {
+	( eval "set -e; $1" ) >"$TRASH_DIRECTORY/.test-out" 2>&1
+	ret=$?
+	if [ $ret -ne 0 ]; then
+		sed 's/^/# > /' "$TRASH_DIRECTORY/.test-out"
+	fi
+	return $ret
+}
+
+test_expect_success () {
+	if [ $# -eq 3 ]; then
+		if ! test_have_prereq "$1"; then
+			test_count=$((test_count + 1))
+			printf 'ok %d # skip %s (missing %s)\n' "$test_count" "$2" "$1"
+			return 0
+		fi
+		shift
+	fi
+	if test_run_ "$2"; then test_ok_ "$1"; else test_failure_ "$1" "$2"; fi
+}
+
+test_done () {
+	printf '1..%d\n' "$test_count"
+	if [ "$test_failure" -eq 0 ]; then
+		cd "$CIX_SRC_DIR" && rm -rf "$TRASH_DIRECTORY"
+		exit 0
+	fi
+	exit 1
+}
+
+# Helpers for use inside tests.
+
+# test_must_fail CMD...: CMD exits non-zero but not by a signal (a crash).
+test_must_fail () {
+	"$@"
+	ret=$?
+	if [ $ret -eq 0 ]; then
+		echo "test_must_fail: command succeeded: $*"; return 1
+	elif [ $ret -gt 128 ] && [ $ret -le 192 ]; then
+		echo "test_must_fail: died by signal $((ret - 128)): $*"; return 1
+	fi
+	return 0
+}
+
+test_cmp () { cmp "$1" "$2" || { diff -u "$1" "$2" | head -50; return 1; }; }
+test_path_is_file () { [ -f "$1" ] || { echo "not a file: $1"; return 1; }; }
+test_path_is_missing () { [ ! -e "$1" ] && [ ! -L "$1" ] || { echo "exists: $1"; return 1; }; }
+test_line_count () { n=$(wc -l <"$3"); [ "$n" "$1" "$2" ] || { echo "line count $n not $1 $2"; return 1; }; }

@@ -1,0 +1,69 @@
+/* tap.h - minimal TAP producer for cix's C unit tests */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef CIX_TAP_H
+#define CIX_TAP_H
+
+/*
+ * Header-only: each unit test is one binary. Use ok(), is_int(), is_str(),
+ * is_mem(), diag(), then return done_testing() from main.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int tap_count, tap_failed;
+
+__attribute__((format(printf, 2, 3), unused))
+static int ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+	tap_count++;
+	if (!cond)
+		tap_failed++;
+	printf("%sok %d - ", cond ? "" : "not ", tap_count);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	return cond;
+}
+
+__attribute__((format(printf, 1, 2), unused))
+static void diag(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+#define is_int(got, want, ...)                                                  \
+	do {                                                                    \
+		long long g_ = (long long)(got), w_ = (long long)(want);        \
+		if (!ok(g_ == w_, __VA_ARGS__))                                 \
+			diag("  got %lld, want %lld", g_, w_);                  \
+	} while (0)
+
+#define is_str(got, want, ...)                                                  \
+	do {                                                                    \
+		const char *g_ = (got), *w_ = (want);                           \
+		if (!ok(g_ && w_ && !strcmp(g_, w_), __VA_ARGS__))              \
+			diag("  got '%s', want '%s'", g_ ? g_ : "(null)",       \
+			     w_ ? w_ : "(null)");                               \
+	} while (0)
+
+#define is_mem(got, gotlen, want, wantlen, ...)                                 \
+	ok((size_t)(gotlen) == (size_t)(wantlen) &&                             \
+	   !memcmp((got), (want), (size_t)(wantlen)), __VA_ARGS__)
+
+__attribute__((unused))
+static int done_testing(void)
+{
+	printf("1..%d\n", tap_count);
+	return tap_failed ? 1 : 0;
+}
+
+#endif
