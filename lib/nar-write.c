@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "nar.h"
 #include "nar-writer.h"
+#include "strbuf.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -73,44 +74,50 @@ static int w_toks(struct nar_writer *w, const char *const *toks)
 	return 0;
 }
 
+/*
+ * Copy size bytes of fd into the NAR. Reads ask for one byte more than
+ * remains whenever the buffer has room, so a short read proves end of
+ * file without an extra system call; a file that changes size while being
+ * read would make the NAR disagree with its header, and is refused.
+ */
 static int dump_contents(struct nar_writer *w, int fd, uint64_t size,
 			 const char *name, struct cix_err *err)
 {
 	uint64_t left = size;
-	int r = w_u64(w, size);
+	int r = w_u64(w, size), at_eof = 0;
 	if (r < 0)
 		return r;
-	while (left) {
+	while (!at_eof) {
 		if (w->len == w->cap && (r = w->flush(w)) < 0)
 			return r;
 		size_t room = w->cap - w->len;
-		size_t want = left < room ? (size_t)left : room;
+		size_t want = left < room ? (size_t)left + 1 : room;
 		ssize_t n = read(fd, w->buf + w->len, want);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return cix_error_errno(err, -errno, "cannot read '%s'", name);
 		}
-		if (n == 0)
+		if ((uint64_t)n > left)
+			return cix_error(err, -CIX_EMISMATCH,
+					 "file '%s' grew while being archived", name);
+		if (n == 0 && left)
 			return cix_error(err, -CIX_EMISMATCH,
 					 "file '%s' shrank while being archived", name);
 		w->len += (size_t)n;
 		left -= (uint64_t)n;
+		at_eof = n == 0 || (size_t)n < want;
 	}
-	/* A file that grew would make the NAR disagree with its header. */
-	char extra;
-	ssize_t n;
-	while ((n = read(fd, &extra, 1)) < 0 && errno == EINTR)
-		;
-	if (n > 0)
+	if (left)
 		return cix_error(err, -CIX_EMISMATCH,
-				 "file '%s' grew while being archived", name);
+				 "file '%s' shrank while being archived", name);
 	return w_pad(w, size);
 }
 
 struct ent {
 	char *name;
 	size_t len;
+	unsigned char type; /* d_type */
 };
 
 static int ent_cmp(const void *a, const void *b)
@@ -121,44 +128,64 @@ static int ent_cmp(const void *a, const void *b)
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-static int dump_node(struct nar_writer *w, int dirfd, const char *name,
-		     const char *display, int depth, struct cix_err *err);
+struct walk {
+	struct nar_writer *w;
+	struct strbuf path; /* for messages only */
+	struct cix_err *err;
+};
 
-static int dump_dir(struct nar_writer *w, int fd, const char *display,
-		    int depth, struct cix_err *err)
+static int dump_node(struct walk *wk, int dirfd, const char *name,
+		     unsigned char dtype, int depth);
+
+/* Read every entry of the directory fd with getdents64, sorted bytewise. */
+static int read_dir(struct walk *wk, int fd, struct ent **out, size_t *nr_out)
 {
-	static const char *const head[] = { "type", "directory", NULL };
-	static const char *const entry[] = { "entry", "(", "name", NULL };
 	struct ent *ents = NULL;
 	size_t nr = 0, alloc = 0;
-	int r;
-	DIR *d = fdopendir(fd);
+	char buf[32768];
 
-	if (!d) {
-		r = cix_error_errno(err, -errno, "cannot read directory '%s'", display);
-		close(fd);
-		return r;
-	}
 	for (;;) {
-		errno = 0;
-		struct dirent *de = readdir(d);
-		if (!de) {
-			if (errno) {
-				r = cix_error_errno(err, -errno, "cannot read directory '%s'", display);
-				goto out;
-			}
-			break;
+		ssize_t n = getdents64(fd, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int r = cix_error_errno(wk->err, -errno, "cannot read directory '%s'",
+						wk->path.buf);
+			for (size_t i = 0; i < nr; i++)
+				free(ents[i].name);
+			free(ents);
+			return r;
 		}
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		ALLOC_GROW(ents, nr + 1, alloc);
-		ents[nr].len = strlen(de->d_name);
-		ents[nr].name = xmemdup(de->d_name, ents[nr].len + 1);
-		nr++;
+		if (n == 0)
+			break;
+		for (ssize_t off = 0; off < n;) {
+			struct dirent64 *de = (struct dirent64 *)(buf + off);
+			off += de->d_reclen;
+			if (de->d_name[0] == '.' && (!de->d_name[1] ||
+			    (de->d_name[1] == '.' && !de->d_name[2])))
+				continue;
+			ALLOC_GROW(ents, nr + 1, alloc);
+			ents[nr].len = strlen(de->d_name);
+			ents[nr].name = xmemdup(de->d_name, ents[nr].len + 1);
+			ents[nr].type = de->d_type;
+			nr++;
+		}
 	}
 	qsort(ents, nr, sizeof(*ents), ent_cmp);
+	*out = ents;
+	*nr_out = nr;
+	return 0;
+}
 
-	r = w_toks(w, head);
+static int dump_dir(struct walk *wk, int fd, int depth)
+{
+	static const char *const entry[] = { "entry", "(", "name", NULL };
+	struct nar_writer *w = wk->w;
+	struct ent *ents = NULL;
+	size_t nr = 0, base = wk->path.len;
+	int r = read_dir(wk, fd, &ents, &nr);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; !r && i < nr; i++) {
 		r = w_toks(w, entry);
 		if (!r)
@@ -166,121 +193,129 @@ static int dump_dir(struct nar_writer *w, int fd, const char *display,
 		if (!r)
 			r = W_LIT(w, "node");
 		if (!r) {
-			char *sub = xmalloc(strlen(display) + ents[i].len + 2);
-			strcpy(sub, display);
-			strcat(sub, "/");
-			strcat(sub, ents[i].name);
-			r = dump_node(w, dirfd(d), ents[i].name, sub, depth + 1, err);
-			free(sub);
+			strbuf_addch(&wk->path, '/');
+			strbuf_add(&wk->path, ents[i].name, ents[i].len);
+			r = dump_node(wk, fd, ents[i].name, ents[i].type, depth + 1);
+			strbuf_setlen(&wk->path, base);
 		}
 		if (!r)
 			r = W_LIT(w, ")");
 	}
-out:
 	for (size_t i = 0; i < nr; i++)
 		free(ents[i].name);
 	free(ents);
-	closedir(d);
 	return r;
 }
 
-static int dump_node(struct nar_writer *w, int dirfd, const char *name,
-		     const char *display, int depth, struct cix_err *err)
+static const char *type_name(mode_t mode)
 {
+	return S_ISSOCK(mode) ? "socket" : S_ISFIFO(mode) ? "FIFO" :
+	       S_ISCHR(mode) ? "character device" :
+	       S_ISBLK(mode) ? "block device" : "special file";
+}
+
+static int changed(struct walk *wk)
+{
+	return cix_error(wk->err, -CIX_EMISMATCH, "'%s' changed while being archived",
+			 wk->path.buf);
+}
+
+/*
+ * The type comes from the directory entry where the file system gives one
+ * (saving an lstat per file), else from fstatat. Regular files and
+ * directories are then opened with O_NOFOLLOW and checked with fstat, so
+ * what is archived is what was opened, and a symlink is never followed.
+ */
+static int dump_node(struct walk *wk, int dirfd, const char *name,
+		     unsigned char dtype, int depth)
+{
+	static const char *const reg[] = { "type", "regular", NULL };
+	static const char *const exe[] = { "executable", "", NULL };
+	static const char *const lnk[] = { "type", "symlink", "target", NULL };
+	static const char *const dir[] = { "type", "directory", NULL };
+	struct nar_writer *w = wk->w;
+	const char *display = wk->path.buf;
 	struct stat st;
+	mode_t type;
 	int r, fd;
 
 	if (depth > CIX_NAR_MAX_DEPTH)
-		return cix_error(err, -CIX_ELIMIT,
+		return cix_error(wk->err, -CIX_ELIMIT,
 				 "'%s' is nested more than %d directories deep",
 				 display, CIX_NAR_MAX_DEPTH);
-	/*
-	 * Open first, then fstat, so that the type we check is the type of
-	 * what we read. O_PATH|O_NOFOLLOW opens symlinks and special files
-	 * without side effects (a FIFO would block a plain open).
-	 */
-	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return cix_error_errno(err, -errno, "cannot open '%s'", display);
-	if (fstat(fd, &st) < 0) {
-		r = cix_error_errno(err, -errno, "cannot stat '%s'", display);
-		close(fd);
-		return r;
+	switch (dtype) {
+	case DT_REG: type = S_IFREG; break;
+	case DT_DIR: type = S_IFDIR; break;
+	case DT_LNK: type = S_IFLNK; break;
+	default:
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return cix_error_errno(wk->err, -errno, "cannot stat '%s'", display);
+		type = st.st_mode & S_IFMT;
 	}
-	if ((r = W_LIT(w, "(")) < 0)
-		goto out;
 
-	if (S_ISREG(st.st_mode)) {
-		static const char *const reg[] = { "type", "regular", NULL };
-		static const char *const exe[] = { "executable", "", NULL };
-		int rfd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-		if (rfd < 0) {
-			r = cix_error_errno(err, -errno, "cannot open '%s'", display);
-			goto out;
-		}
-		struct stat st2;
-		if (fstat(rfd, &st2) < 0 || st2.st_ino != st.st_ino || st2.st_dev != st.st_dev) {
-			close(rfd);
-			r = cix_error(err, -CIX_EMISMATCH, "'%s' changed while being archived", display);
-			goto out;
-		}
-		r = w_toks(w, reg);
-		if (!r && (st.st_mode & S_IXUSR))
-			r = w_toks(w, exe);
-		if (!r)
-			r = W_LIT(w, "contents");
-		if (!r)
-			r = dump_contents(w, rfd, (uint64_t)st.st_size, display, err);
-		close(rfd);
-	} else if (S_ISLNK(st.st_mode)) {
-		static const char *const lnk[] = { "type", "symlink", "target", NULL };
+	if ((r = W_LIT(w, "(")) < 0)
+		return r;
+	if (type == S_IFLNK) {
 		char target[CIX_NAR_MAX_TARGET + 1];
-		ssize_t n = readlinkat(fd, "", target, sizeof(target));
-		if (n < 0) {
-			r = cix_error_errno(err, -errno, "cannot read symlink '%s'", display);
-			goto out;
-		}
-		if ((size_t)n > CIX_NAR_MAX_TARGET) {
-			r = cix_error(err, -CIX_ELIMIT, "symlink '%s' has a target longer than %d bytes",
-				      display, CIX_NAR_MAX_TARGET);
-			goto out;
-		}
+		ssize_t n = readlinkat(dirfd, name, target, sizeof(target));
+		if (n < 0)
+			return errno == EINVAL ? changed(wk) :
+			       cix_error_errno(wk->err, -errno, "cannot read symlink '%s'", display);
+		if ((size_t)n > CIX_NAR_MAX_TARGET)
+			return cix_error(wk->err, -CIX_ELIMIT,
+					 "symlink '%s' has a target longer than %d bytes",
+					 display, CIX_NAR_MAX_TARGET);
 		r = w_toks(w, lnk);
 		if (!r)
 			r = w_str(w, target, (size_t)n);
-	} else if (S_ISDIR(st.st_mode)) {
-		int dfd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (dfd < 0) {
-			r = cix_error_errno(err, -errno, "cannot open directory '%s'", display);
-			goto out;
+	} else if (type == S_IFREG || type == S_IFDIR) {
+		int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+		fd = openat(dirfd, name, flags | (type == S_IFDIR ? O_DIRECTORY : 0));
+		if (fd < 0)
+			return errno == ELOOP || errno == ENOTDIR ? changed(wk) :
+			       cix_error_errno(wk->err, -errno, "cannot open '%s'", display);
+		if (fstat(fd, &st) < 0) {
+			r = cix_error_errno(wk->err, -errno, "cannot stat '%s'", display);
+		} else if ((st.st_mode & S_IFMT) != type) {
+			r = changed(wk);
+		} else if (type == S_IFREG) {
+			r = w_toks(w, reg);
+			if (!r && (st.st_mode & S_IXUSR))
+				r = w_toks(w, exe);
+			if (!r)
+				r = W_LIT(w, "contents");
+			if (!r)
+				r = dump_contents(w, fd, (uint64_t)st.st_size, display, wk->err);
+		} else {
+			r = w_toks(w, dir);
+			if (!r)
+				r = dump_dir(wk, fd, depth);
 		}
-		r = dump_dir(w, dfd, display, depth, err); /* closes dfd */
+		close(fd);
 	} else {
-		const char *what = S_ISSOCK(st.st_mode) ? "socket" :
-				   S_ISFIFO(st.st_mode) ? "FIFO" :
-				   S_ISCHR(st.st_mode) ? "character device" :
-				   S_ISBLK(st.st_mode) ? "block device" : "special file";
-		r = cix_error(err, -CIX_EUNSUPPORTED,
-			      "cannot archive '%s': it is a %s", display, what);
-		goto out;
+		return cix_error(wk->err, -CIX_EUNSUPPORTED,
+				 "cannot archive '%s': it is a %s", display, type_name(type));
 	}
 	if (!r)
 		r = W_LIT(w, ")");
-out:
-	close(fd);
-	if (r < 0 && err && !err->msg[0])
-		cix_error_errno(err, r, "cannot archive '%s'", display);
+	if (r < 0 && wk->err && !wk->err->msg[0])
+		cix_error_errno(wk->err, r, "cannot archive '%s'", display);
 	return r;
 }
 
 int nar_writer_dump_at(struct nar_writer *w, int dirfd, const char *path,
 		       struct cix_err *err)
 {
-	int r = W_LIT(w, "nix-archive-1");
+	struct walk wk = { .w = w, .err = err };
+	int r;
+	strbuf_init(&wk.path, 256);
+	strbuf_addstr(&wk.path, path);
+	r = W_LIT(w, "nix-archive-1");
 	if (!r)
-		r = dump_node(w, dirfd, path, path, 0, err);
+		r = dump_node(&wk, dirfd, path, DT_UNKNOWN, 0);
 	if (!r && w->len)
 		r = w->flush(w);
+	strbuf_release(&wk.path);
 	return r;
 }
 
