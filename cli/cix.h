@@ -28,4 +28,12 @@ int usage_error(const char *fmt, ...) CIX_PRINTF(1, 2);
 /* Print "cix CMD (cix) VERSION" and return 0. */
 int print_version(void);
 
+/*
+ * getopt_long error reporting is ours: main() sets opterr = 0 and every
+ * optstring starts with ':'. On '?' or ':' from getopt_long, a command
+ * returns option_error(c, argv), which prints one line plus the hint and
+ * returns EXIT_USAGE.
+ */
+int option_error(int c, char **argv);
+
 #endif

@@ -91,7 +91,7 @@ int cmd_hash(int argc, char **argv)
 	enum fmt fmt = F_NIXBASE32;
 	int recursive = 0, c, status = 0;
 
-	while ((c = getopt_long(argc, argv, "rf:H:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":rf:H:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': recursive = 1; break;
 		case 'f':
@@ -104,7 +104,7 @@ int cmd_hash(int argc, char **argv)
 			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': return print_version();
-		default: return usage_error("invalid option");
+		default: return option_error(c, argv);
 		}
 	}
 	if (optind >= argc)

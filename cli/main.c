@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,16 @@ int usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int option_error(int c, char **argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	if (c == ':')
+		return usage_error("option '%s' requires an argument", arg);
+	if (optopt)
+		return usage_error("invalid option -- '%c'", optopt);
+	return usage_error("unrecognized option '%s'", arg);
+}
+
 int print_version(void)
 {
 	printf("%s (cix) %s\n", cix_progname, CIX_VERSION);
@@ -76,6 +87,14 @@ static void usage(FILE *f)
 		   "  -V, --version  display version information and exit\n");
 }
 
+/* Output is buffered: a full disk or closed pipe shows only at the end. */
+static int finish_stdout(int status)
+{
+	if (fflush(stdout) || ferror(stdout))
+		return error("error writing to standard output");
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	static char progname[64];
@@ -84,21 +103,19 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	opterr = 0;
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
-		return 0;
+		return finish_stdout(0);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
-		return print_version();
+		return finish_stdout(print_version());
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
 		if (strcmp(argv[1], commands[i].name))
 			continue;
 		snprintf(progname, sizeof(progname), "cix %s", commands[i].name);
 		cix_progname = progname;
-		int r = commands[i].fn(argc - 1, argv + 1);
-		if (fflush(stdout) || ferror(stdout))
-			return error("error writing to standard output");
-		return r;
+		return finish_stdout(commands[i].fn(argc - 1, argv + 1));
 	}
 	return usage_error("'%s' is not a cix command", argv[1]);
 }

@@ -171,7 +171,8 @@ static int read_dir(struct walk *wk, int fd, struct ent **out, size_t *nr_out)
 			nr++;
 		}
 	}
-	qsort(ents, nr, sizeof(*ents), ent_cmp);
+	if (nr > 1)
+		qsort(ents, nr, sizeof(*ents), ent_cmp);
 	*out = ents;
 	*nr_out = nr;
 	return 0;

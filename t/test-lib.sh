@@ -34,7 +34,13 @@ test_failure=0
 test_prereqs=" "
 
 test_set_prereq () { test_prereqs="$test_prereqs$1 "; }
-test_have_prereq () { case "$test_prereqs" in *" $1 "*) return 0;; esac; return 1; }
+# test_have_prereq A[,B...]: all of the comma-separated prerequisites are set.
+test_have_prereq () {
+	for p_ in $(printf '%s' "$1" | tr ',' ' '); do
+		case "$test_prereqs" in *" $p_ "*) ;; *) return 1;; esac
+	done
+	return 0
+}
 
 if command -v nix-store >/dev/null 2>&1 && command -v nix-hash >/dev/null 2>&1; then
 	test_set_prereq NIX
