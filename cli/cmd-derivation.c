@@ -274,14 +274,14 @@ static int cmd_show(int argc, char **argv)
 	struct entry *entries, **sorted;
 	size_t nr = 0;
 
-	while ((c = getopt_long(argc, argv, "s:nahV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:nahV", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': store_dir = optarg; break;
 		case 'n': no_verify = 1; break;
 		case 'a': aterm = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': return print_version();
-		default: return usage_error("invalid option");
+		default: return option_error(c, argv);
 		}
 	}
 	if (optind >= argc)
