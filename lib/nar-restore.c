@@ -1,0 +1,272 @@
+/* nar-restore.c - materialise a NAR on disk, safely, through directory fds */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "nar-read.h"
+#include "strbuf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/*
+ * The parser (nar-read.c) announces only validated items, so by the time a
+ * callback below runs, the name is a single component that sorts after
+ * every sibling already created. Every file system call is relative to a
+ * directory fd we opened ourselves with O_NOFOLLOW|O_DIRECTORY, on a single
+ * name, and creates exclusively (mkdirat, O_CREAT|O_EXCL|O_NOFOLLOW,
+ * symlinkat): nothing is ever written through a symlink, and a name that
+ * already exists is an error, never reused.
+ */
+
+struct restore {
+	int fds[CIX_NAR_MAX_DEPTH + 2]; /* fds[0]: target's parent */
+	int nfds;
+	const char *pending;            /* name of the next node in fds[top] */
+	int file_fd;
+	int created;                    /* the target exists and is ours */
+	struct strbuf path;             /* target + relative path, for messages */
+	size_t lens[CIX_NAR_MAX_DEPTH + 2];
+};
+
+static int cur_fd(struct restore *rs)
+{
+	return rs->fds[rs->nfds - 1];
+}
+
+static int fs_error(struct restore *rs, int e, const char *what,
+		    struct cix_err *err)
+{
+	if (e == EEXIST)
+		return cix_error(err, -CIX_EEXIST, "cannot %s '%s': it exists",
+				 what, rs->path.buf);
+	return cix_error_errno(err, -e, "cannot %s '%s'", what, rs->path.buf);
+}
+
+static void created(struct restore *rs)
+{
+	if (rs->nfds == 1)
+		rs->created = 1;
+}
+
+static int r_entry(void *opaque, const char *name, size_t len,
+		   struct cix_err *err)
+{
+	struct restore *rs = opaque;
+	strbuf_setlen(&rs->path, rs->lens[rs->nfds - 1]);
+	strbuf_addch(&rs->path, '/');
+	strbuf_add(&rs->path, name, len);
+	rs->pending = name; /* valid until the node's first event */
+	return 0;
+}
+
+static int r_dir_start(void *opaque, struct cix_err *err)
+{
+	struct restore *rs = opaque;
+	int fd;
+
+	if ((size_t)rs->nfds >= ARRAY_SIZE(rs->fds))
+		BUG("NAR depth not bounded by the parser");
+	if (mkdirat(cur_fd(rs), rs->pending, 0755) < 0)
+		return fs_error(rs, errno, "create directory", err);
+	created(rs);
+	fd = openat(cur_fd(rs), rs->pending,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return fs_error(rs, errno, "open directory", err);
+	rs->lens[rs->nfds] = rs->path.len;
+	rs->fds[rs->nfds++] = fd;
+	rs->pending = NULL;
+	return 0;
+}
+
+static int r_dir_end(void *opaque, struct cix_err *err)
+{
+	struct restore *rs = opaque;
+	int fd = rs->fds[--rs->nfds];
+	strbuf_setlen(&rs->path, rs->lens[rs->nfds]);
+	if (close(fd) < 0)
+		return fs_error(rs, errno, "close directory", err);
+	return 0;
+}
+
+static int r_file_start(void *opaque, int executable, uint64_t size,
+			struct cix_err *err)
+{
+	struct restore *rs = opaque;
+	int fd = openat(cur_fd(rs), rs->pending,
+			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+			executable ? 0755 : 0644);
+	if (fd < 0)
+		return fs_error(rs, errno, "create file", err);
+	created(rs);
+	rs->file_fd = fd;
+	rs->pending = NULL;
+	return 0;
+}
+
+static int r_file_data(void *opaque, const void *data, size_t len,
+		       struct cix_err *err)
+{
+	struct restore *rs = opaque;
+	int r = cix_write_full(rs->file_fd, data, len);
+	return r < 0 ? fs_error(rs, -r, "write", err) : 0;
+}
+
+static int r_file_end(void *opaque, struct cix_err *err)
+{
+	struct restore *rs = opaque;
+	int fd = rs->file_fd;
+	rs->file_fd = -1;
+	return close(fd) < 0 ? fs_error(rs, errno, "close", err) : 0;
+}
+
+static int r_symlink(void *opaque, const char *target, size_t len,
+		     struct cix_err *err)
+{
+	struct restore *rs = opaque;
+	if (symlinkat(target, cur_fd(rs), rs->pending) < 0)
+		return fs_error(rs, errno, "create symlink", err);
+	created(rs);
+	rs->pending = NULL;
+	return 0;
+}
+
+static const struct cix_nar_visitor restore_visitor = {
+	.dir_start = r_dir_start,
+	.entry = r_entry,
+	.dir_end = r_dir_end,
+	.file_start = r_file_start,
+	.file_data = r_file_data,
+	.file_end = r_file_end,
+	.symlink = r_symlink,
+};
+
+/*
+ * Split target into its parent directory (opened) and last component. The
+ * last component must be a real name: not empty, "." or "..".
+ */
+static int open_parent(const char *target, int *fd, char **base,
+		       struct cix_err *err)
+{
+	size_t len = strlen(target);
+	char *t, *slash;
+	const char *dir;
+
+	while (len > 1 && target[len - 1] == '/')
+		len--;
+	t = xstrndup(target, len);
+	slash = strrchr(t, '/');
+	if (slash) {
+		*slash = '\0';
+		*base = slash + 1;
+		dir = slash == t ? "/" : t;
+	} else {
+		*base = t;
+		dir = ".";
+	}
+	if (!**base || !strcmp(*base, ".") || !strcmp(*base, "..")) {
+		free(t);
+		return cix_error(err, -CIX_EINVAL,
+				 "cannot restore to '%s': not a new file name", target);
+	}
+	*fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0) {
+		int r = cix_error_errno(err, -errno, "cannot open directory '%s'", dir);
+		free(t);
+		return r;
+	}
+	/* *base points into t; shift it to the start so the caller frees t. */
+	memmove(t, *base, strlen(*base) + 1);
+	*base = t;
+	return 0;
+}
+
+int cix_nar_restore(cix_source_fn src, void *opaque, const char *target,
+		    struct cix_hash *hash, uint64_t *size, struct cix_err *err)
+{
+	struct restore rs = { .file_fd = -1 };
+	struct stat st;
+	char *base = NULL;
+	int pfd = -1, r;
+
+	cix_err_clear(err);
+	if ((r = open_parent(target, &pfd, &base, err)) < 0)
+		return r;
+	if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		r = cix_error(err, -CIX_EEXIST, "cannot restore to '%s': it exists", target);
+		goto out;
+	} else if (errno != ENOENT) {
+		r = cix_error_errno(err, -errno, "cannot restore to '%s'", target);
+		goto out;
+	}
+	rs.fds[0] = pfd;
+	rs.nfds = 1;
+	rs.pending = base;
+	strbuf_addstr(&rs.path, target);
+	rs.lens[0] = rs.path.len;
+
+	r = cix_nar_parse(src, opaque, &restore_visitor, &rs, hash, size, err);
+
+	if (rs.file_fd >= 0)
+		close(rs.file_fd);
+	while (rs.nfds > 1)
+		close(rs.fds[--rs.nfds]);
+	if (r < 0 && rs.created)
+		cix_remove_tree_at(pfd, base, NULL);
+	strbuf_release(&rs.path);
+out:
+	close(pfd);
+	free(base);
+	return r;
+}
+
+/* ---- Recursive delete that never follows a symlink ---- */
+
+#define REMOVE_MAX_DEPTH 256
+
+static int remove_at(int parent, const char *name, int depth, struct cix_err *err)
+{
+	int fd, r = 0, again = 1;
+	DIR *d;
+
+	if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return cix_error_errno(err, -errno, "cannot remove '%s'", name);
+	if (depth >= REMOVE_MAX_DEPTH)
+		return cix_error(err, -CIX_ELIMIT, "cannot remove '%s': nested too deep", name);
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return cix_error_errno(err, -errno, "cannot open directory '%s'", name);
+	if (!(d = fdopendir(fd))) {
+		r = cix_error_errno(err, -errno, "cannot open directory '%s'", name);
+		close(fd);
+		return r;
+	}
+	/* Deleting while reading may skip entries: rescan until a pass finds none. */
+	while (again && !r) {
+		struct dirent *de;
+		again = 0;
+		rewinddir(d);
+		while (!r && (errno = 0, de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			again = 1;
+			r = remove_at(dirfd(d), de->d_name, depth + 1, err);
+		}
+		if (!r && errno)
+			r = cix_error_errno(err, -errno, "cannot read directory '%s'", name);
+	}
+	closedir(d);
+	if (!r && unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		r = cix_error_errno(err, -errno, "cannot remove directory '%s'", name);
+	return r;
+}
+
+int cix_remove_tree_at(int parent, const char *name, struct cix_err *err)
+{
+	return remove_at(parent, name, 0, err);
+}
