@@ -73,6 +73,10 @@ static int op_restore(char **args, int nargs)
 		return error_err(&err);
 	n = stdin_read(&in, &c, 1);
 	if (n != 0) {
+		/* The whole input is refused: take back what was restored. */
+		size_t len = strlen(args[0]);
+		while (len > 1 && args[0][len - 1] == '/')
+			args[0][--len] = '\0';
 		cix_remove_tree_at(AT_FDCWD, args[0], NULL);
 		if (n < 0)
 			return error("cannot read standard input: %s", cix_strerror((int)n));
@@ -116,7 +120,7 @@ int cmd_store(int argc, char **argv)
 	opts[n++] = (struct option){ "version", no_argument, NULL, 'V' };
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
 
-	while ((c = getopt_long(argc, argv, "hV", opts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hV", opts, &idx)) != -1) {
 		switch (c) {
 		case OPT_OP:
 			if (op && op != &ops[idx])
@@ -126,7 +130,7 @@ int cmd_store(int argc, char **argv)
 			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': return print_version();
-		default: return usage_error("invalid option");
+		default: return option_error(c, argv);
 		}
 	}
 	if (!op)

@@ -57,7 +57,14 @@ static int r_entry(void *opaque, const char *name, size_t len,
 	struct restore *rs = opaque;
 	strbuf_setlen(&rs->path, rs->lens[rs->nfds - 1]);
 	strbuf_addch(&rs->path, '/');
-	strbuf_add(&rs->path, name, len);
+	/* Names may hold any byte but '/' and NUL: keep messages on one line. */
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (c < 0x20 || c == 0x7f)
+			strbuf_addf(&rs->path, "\\x%02x", c);
+		else
+			strbuf_addch(&rs->path, (char)c);
+	}
 	rs->pending = name; /* valid until the node's first event */
 	return 0;
 }

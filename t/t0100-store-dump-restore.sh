@@ -212,7 +212,11 @@ test_expect_success 'hostile: every truncation of a NAR is refused' '
 test_expect_success 'trailing data after the NAR is refused and leaves no target' '
 	{ cat file.1.nar; printf x; } >trailing.nar &&
 	restore_refused trailing.nar &&
-	grep "trailing data" err
+	grep "trailing data" err &&
+	{ cat odd.1.nar; printf x; } >trailing.nar &&
+	expect_code 1 cix store --restore target/ <trailing.nar 2>err &&
+	grep "trailing data" err &&
+	test_path_is_missing target
 '
 
 test_expect_success 'usage errors exit 2' '
