@@ -5,14 +5,6 @@
 test_description='cix store --dump and --restore: byte-identical NARs, hostile input refused'
 . "$(dirname "$0")/test-lib.sh"
 
-# expect_code WANT CMD...: CMD exits with status WANT exactly.
-expect_code () {
-	want=$1
-	shift
-	if "$@"; then got=0; else got=$?; fi
-	[ "$got" = "$want" ] || { echo "exit status $got, want $want: $*"; return 1; }
-}
-
 # NAR tokens: u64 N (little-endian, N < 2^62), str S (length, bytes, zero padding).
 u64 () {
 	u64_n=$1 u64_i=0
@@ -35,7 +27,7 @@ link_node () { toks "(" type symlink target "$1" ")"; }
 # restore_refused NAR: cix store --restore fails with status 1 and one line
 # on stderr, and leaves no target.
 restore_refused () {
-	expect_code 1 cix store --restore target <"$1" 2>err &&
+	test_expect_code 1 cix store --restore target <"$1" 2>err &&
 	cat err &&
 	test_line_count = 1 err &&
 	test_path_is_missing target
@@ -99,13 +91,13 @@ test_expect_success NIX 'nix-store --restore accepts our NAR' '
 '
 
 test_expect_success 'dump of a missing path fails with one line' '
-	expect_code 1 cix store --dump nothing-here >out 2>err &&
+	test_expect_code 1 cix store --dump nothing-here >out 2>err &&
 	test_line_count = 1 err
 '
 
 test_expect_success 'dump of a FIFO fails with one line' '
 	mkfifo fifo &&
-	expect_code 1 cix store --dump fifo >out 2>err &&
+	test_expect_code 1 cix store --dump fifo >out 2>err &&
 	cat err &&
 	test_line_count = 1 err &&
 	grep FIFO err
@@ -114,7 +106,7 @@ test_expect_success 'dump of a FIFO fails with one line' '
 test_expect_success 'dump of a socket fails with one line' '
 	python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\"sock\")" &&
 	test -S sock &&
-	expect_code 1 cix store --dump sock >out 2>err &&
+	test_expect_code 1 cix store --dump sock >out 2>err &&
 	cat err &&
 	test_line_count = 1 err &&
 	grep socket err
@@ -122,14 +114,14 @@ test_expect_success 'dump of a socket fails with one line' '
 
 test_expect_success 'dump of a directory holding a FIFO fails' '
 	mkdir withfifo && mkfifo withfifo/f &&
-	expect_code 1 cix store --dump withfifo >out 2>err &&
+	test_expect_code 1 cix store --dump withfifo >out 2>err &&
 	test_line_count = 1 err
 '
 
 test_expect_success 'restore onto an existing file, directory or dangling symlink fails' '
 	: >exists-file && mkdir exists-dir && ln -s nowhere exists-link &&
 	for t in exists-file exists-dir exists-link; do
-		expect_code 1 cix store --restore $t <file.1.nar 2>err &&
+		test_expect_code 1 cix store --restore $t <file.1.nar 2>err &&
 		cat err && test_line_count = 1 err && grep exists err || return 1
 	done &&
 	test -f exists-file && test ! -s exists-file &&
@@ -138,8 +130,8 @@ test_expect_success 'restore onto an existing file, directory or dangling symlin
 '
 
 test_expect_success 'restore to . or .. is refused' '
-	expect_code 1 cix store --restore . <file.1.nar 2>err &&
-	expect_code 1 cix store --restore trees/.. <file.1.nar 2>err
+	test_expect_code 1 cix store --restore . <file.1.nar 2>err &&
+	test_expect_code 1 cix store --restore trees/.. <file.1.nar 2>err
 '
 
 test_expect_success 'hostile: bad magic' '
@@ -214,18 +206,18 @@ test_expect_success 'trailing data after the NAR is refused and leaves no target
 	restore_refused trailing.nar &&
 	grep "trailing data" err &&
 	{ cat odd.1.nar; printf x; } >trailing.nar &&
-	expect_code 1 cix store --restore target/ <trailing.nar 2>err &&
+	test_expect_code 1 cix store --restore target/ <trailing.nar 2>err &&
 	grep "trailing data" err &&
 	test_path_is_missing target
 '
 
 test_expect_success 'usage errors exit 2' '
-	expect_code 2 cix store 2>err &&
-	expect_code 2 cix store --dump 2>err &&
-	expect_code 2 cix store --dump a b 2>err &&
-	expect_code 2 cix store --restore 2>err &&
-	expect_code 2 cix store --dump --restore x 2>err &&
-	expect_code 2 cix store --frobnicate 2>err &&
+	test_expect_code 2 cix store 2>err &&
+	test_expect_code 2 cix store --dump 2>err &&
+	test_expect_code 2 cix store --dump a b 2>err &&
+	test_expect_code 2 cix store --restore 2>err &&
+	test_expect_code 2 cix store --dump --restore x 2>err &&
+	test_expect_code 2 cix store --frobnicate 2>err &&
 	cix store --help >out && grep -e --dump out && grep -e --restore out &&
 	cix store --version >out && grep "cix store" out
 '

@@ -89,9 +89,7 @@ test_expect_success NIX 'wrong --store-dir is refused' '
 # Hostile files: each must fail with exit 1 and one line naming the file.
 expect_bad () {
 	f=$1 pattern=$2
-	cix derivation show "$f" >out 2>err
-	ret=$?
-	if [ $ret -ne 1 ]; then echo "exit $ret for $f"; cat err; return 1; fi
+	test_expect_code 1 cix derivation show "$f" >out 2>err || { cat err; return 1; }
 	test_line_count = 1 err &&
 	grep -F "$f" err &&
 	grep -e "$pattern" err

@@ -90,14 +90,21 @@ test_done () {
 
 # test_must_fail CMD...: CMD exits non-zero but not by a signal (a crash).
 test_must_fail () {
-	"$@"
-	ret=$?
+	if "$@"; then ret=0; else ret=$?; fi
 	if [ $ret -eq 0 ]; then
 		echo "test_must_fail: command succeeded: $*"; return 1
 	elif [ $ret -gt 128 ] && [ $ret -le 192 ]; then
 		echo "test_must_fail: died by signal $((ret - 128)): $*"; return 1
 	fi
 	return 0
+}
+
+# test_expect_code WANT CMD...: CMD exits with status WANT exactly.
+test_expect_code () {
+	want_=$1
+	shift
+	if "$@"; then got_=0; else got_=$?; fi
+	[ "$got_" = "$want_" ] || { echo "exit status $got_, want $want_: $*"; return 1; }
 }
 
 test_cmp () { cmp "$1" "$2" || { diff -u "$1" "$2" | head -50; return 1; }; }
