@@ -1,5 +1,6 @@
 /* drv-hash.c - hashDerivationModulo, output paths and .drv store paths */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "quote.h"
 #include "drv.h"
 #include "encoding.h"
 #include "store-path.h"
@@ -291,7 +292,7 @@ static int hash_modulo(struct cix_drv_hasher *h, const struct cix_drv *drv,
 				const char *o = src->outputs[k];
 				r = cix_error(err, -CIX_EFORMAT,
 					      "fixed-output input '%s' has no output '%s'", src->path,
-					      cix_msg_quote(b, sizeof(b), o, strlen(o)));
+					      cix_quote(b, sizeof(b), o, strlen(o)));
 				break;
 			}
 		if (r < 0)
@@ -391,7 +392,7 @@ int cix_drv_check_outputs(struct cix_drv_hasher *h, const struct cix_drv *drv,
 		if (strcmp(o->path, paths[i].buf))
 			r = cix_error(err, -CIX_EMISMATCH,
 				      "output '%s' has path '%s', should be '%s'", o->name,
-				      cix_msg_quote(b, sizeof(b), o->path, strlen(o->path)),
+				      cix_quote(b, sizeof(b), o->path, strlen(o->path)),
 				      paths[i].buf);
 		else if (!env)
 			r = cix_error(err, -CIX_EMISMATCH,
@@ -400,7 +401,7 @@ int cix_drv_check_outputs(struct cix_drv_hasher *h, const struct cix_drv *drv,
 		else if (strcmp(env, paths[i].buf))
 			r = cix_error(err, -CIX_EMISMATCH,
 				      "environment variable '%s' is '%s', should be '%s'", o->name,
-				      cix_msg_quote(b, sizeof(b), env, strlen(env)), paths[i].buf);
+				      cix_quote(b, sizeof(b), env, strlen(env)), paths[i].buf);
 	}
 	if (own) {
 		for (size_t i = 0; i < n; i++)

@@ -1,5 +1,6 @@
 /* drv-parse.c - strict parser for the ATerm .drv format */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "quote.h"
 #include "drv.h"
 #include "store-path.h"
 
@@ -110,7 +111,7 @@ static int prefix_err(struct cix_err *err, int code, const char *prefix)
 
 static const char *q(char *buf, size_t size, const char *s)
 {
-	return cix_msg_quote(buf, size, s, strlen(s));
+	return cix_quote(buf, size, s, strlen(s));
 }
 
 /*

@@ -1,5 +1,6 @@
 /* nar-read.c - strict streaming parser of Nix ARchives (hostile input) */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "quote.h"
 #include "nar-read.h"
 
 #include <stdio.h>
@@ -39,25 +40,6 @@ struct parser {
 	unsigned char *chunk;
 	struct cix_err *err;
 };
-
-/* Render untrusted bytes for a message: printable ASCII, else \xNN. */
-static const char *quote(char *out, size_t outsz, const void *p, size_t n)
-{
-	const unsigned char *s = p;
-	size_t o = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (o + 8 > outsz) { /* room for "\xNN", "..." and NUL */
-			strcpy(out + o, "...");
-			return out;
-		}
-		if (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\\' && s[i] != '\'')
-			out[o++] = (char)s[i];
-		else
-			o += (size_t)snprintf(out + o, outsz - o, "\\x%02x", s[i]);
-	}
-	out[o] = '\0';
-	return out;
-}
 
 static int rd(struct parser *p, void *buf, size_t n)
 {
@@ -148,7 +130,7 @@ static int bad_tag(struct parser *p, const struct tag *t, const char *want)
 	char q[4 * CIX_NAR_MAX_TAG + 8];
 	return cix_error(p->err, -CIX_EFORMAT,
 			 "bad NAR tag '%s' at byte %llu, expected %s",
-			 quote(q, sizeof(q), t->s, t->len),
+			 cix_quote(q, sizeof(q), t->s, t->len),
 			 (unsigned long long)p->pos, want);
 }
 
@@ -182,7 +164,7 @@ static int check_name(struct parser *p, const char *name, size_t len)
 	    (len == 2 && name[0] == '.' && name[1] == '.') ||
 	    memchr(name, '/', len) || memchr(name, '\0', len))
 		return cix_error(p->err, -CIX_EFORMAT, "invalid NAR entry name '%s'",
-				 quote(q, sizeof(q), name, len));
+				 cix_quote(q, sizeof(q), name, len));
 	return 0;
 }
 
@@ -282,12 +264,12 @@ static int parse_directory(struct parser *p, int depth)
 			if (c == 0)
 				return cix_error(p->err, -CIX_EFORMAT,
 						 "duplicate NAR entry '%s'",
-						 quote(q1, sizeof(q1), name, len));
+						 cix_quote(q1, sizeof(q1), name, len));
 			if (c < 0)
 				return cix_error(p->err, -CIX_EFORMAT,
 						 "NAR directory is not sorted ('%s' after '%s')",
-						 quote(q1, 200, name, len),
-						 quote(q2, 200, prev, prevlen));
+						 cix_quote(q1, 200, name, len),
+						 cix_quote(q2, 200, prev, prevlen));
 		}
 		if ((r = expect(p, "node")) < 0 ||
 		    (r = V(p, entry, name, len, p->err)) < 0 ||

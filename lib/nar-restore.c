@@ -1,5 +1,6 @@
 /* nar-restore.c - materialise a NAR on disk, safely, through directory fds */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "quote.h"
 #include "nar-read.h"
 #include "strbuf.h"
 
@@ -57,14 +58,7 @@ static int r_entry(void *opaque, const char *name, size_t len,
 	struct restore *rs = opaque;
 	strbuf_setlen(&rs->path, rs->lens[rs->nfds - 1]);
 	strbuf_addch(&rs->path, '/');
-	/* Names may hold any byte but '/' and NUL: keep messages on one line. */
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)name[i];
-		if (c < 0x20 || c == 0x7f)
-			strbuf_addf(&rs->path, "\\x%02x", c);
-		else
-			strbuf_addch(&rs->path, (char)c);
-	}
+	strbuf_add_quoted(&rs->path, name, len);
 	rs->pending = name; /* valid until the node's first event */
 	return 0;
 }

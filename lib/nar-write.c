@@ -1,5 +1,6 @@
 /* nar-write.c - serialise a file system tree as a Nix ARchive */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "quote.h"
 #include "nar.h"
 #include "nar-writer.h"
 #include "strbuf.h"
@@ -199,7 +200,7 @@ static int dump_dir(struct walk *wk, int fd, int depth)
 			r = W_LIT(w, "node");
 		if (!r) {
 			strbuf_addch(&wk->path, '/');
-			strbuf_add(&wk->path, ents[i].name, ents[i].len);
+			strbuf_add_quoted(&wk->path, ents[i].name, ents[i].len);
 			r = dump_node(wk, fd, ents[i].name, ents[i].type, depth + 1);
 			strbuf_setlen(&wk->path, base);
 		}
@@ -314,7 +315,7 @@ int nar_writer_dump_at(struct nar_writer *w, int dirfd, const char *path,
 	struct walk wk = { .w = w, .err = err };
 	int r;
 	strbuf_init(&wk.path, 256);
-	strbuf_addstr(&wk.path, path);
+	strbuf_add_quoted(&wk.path, path, strlen(path));
 	r = W_LIT(w, "nix-archive-1");
 	if (!r)
 		r = dump_node(&wk, dirfd, path, DT_UNKNOWN, 0);

@@ -1,5 +1,6 @@
 /* store-path.c - store paths: validation, parsing and computation */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "quote.h"
 #include "store-path.h"
 #include "encoding.h"
 
@@ -12,23 +13,6 @@ const char *cix_store_dir(void)
 	return d && *d ? d : "/cix/store";
 }
 
-const char *cix_msg_quote(char *buf, size_t size, const char *s, size_t len)
-{
-	size_t max = size ? size - 1 : 0, n = 0;
-	if (max > 80)
-		max = 80;
-	if (!size)
-		return "";
-	for (size_t i = 0; i < len && n < max; i++) {
-		unsigned char c = (unsigned char)s[i];
-		buf[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-	}
-	if (len > n && max >= 3)
-		memcpy(buf + max - 3, "...", 3), n = max;
-	buf[n] = '\0';
-	return buf;
-}
-
 int cix_store_dir_check(const char *dir, struct cix_err *err)
 {
 	char q[96];
@@ -37,7 +21,7 @@ int cix_store_dir_check(const char *dir, struct cix_err *err)
 
 	if (len == 0 || dir[0] != '/')
 		return cix_error(err, -CIX_EINVAL, "store directory '%s' is not absolute",
-				 cix_msg_quote(q, sizeof(q), dir, len));
+				 cix_quote(q, sizeof(q), dir, len));
 	if (len > CIX_STORE_DIR_MAX)
 		return cix_error(err, -CIX_EINVAL, "store directory is longer than %d bytes",
 				 CIX_STORE_DIR_MAX);
@@ -50,7 +34,7 @@ int cix_store_dir_check(const char *dir, struct cix_err *err)
 		size_t n = (size_t)(p - c);
 		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
 			return cix_error(err, -CIX_EINVAL, "store directory '%s' is not canonical",
-					 cix_msg_quote(q, sizeof(q), dir, len));
+					 cix_quote(q, sizeof(q), dir, len));
 	}
 	return 0;
 }
@@ -69,12 +53,12 @@ int cix_store_name_check(const char *name, size_t len, struct cix_err *err)
 		return cix_error(err, -CIX_EFORMAT, "store path name is empty");
 	if (len > CIX_STORE_NAME_MAX)
 		return cix_error(err, -CIX_EFORMAT, "store path name '%s' is longer than %d characters",
-				 cix_msg_quote(q, sizeof(q), name, len), CIX_STORE_NAME_MAX);
+				 cix_quote(q, sizeof(q), name, len), CIX_STORE_NAME_MAX);
 	for (size_t i = 0; i < len; i++)
 		if (!is_name_char((unsigned char)name[i]))
 			return cix_error(err, -CIX_EFORMAT,
 					 "store path name '%s' contains illegal character at offset %zu",
-					 cix_msg_quote(q, sizeof(q), name, len), i);
+					 cix_quote(q, sizeof(q), name, len), i);
 	return 0;
 }
 
@@ -88,15 +72,15 @@ int cix_store_basename_check(const char *base, size_t len, struct cix_err *err)
 	char q[96];
 	if (len < CIX_STORE_HASH_CHARS + 2)
 		return cix_error(err, -CIX_EFORMAT, "'%s' is too short to be a store path",
-				 cix_msg_quote(q, sizeof(q), base, len));
+				 cix_quote(q, sizeof(q), base, len));
 	for (size_t i = 0; i < CIX_STORE_HASH_CHARS; i++)
 		if (!is_b32_char((unsigned char)base[i]))
 			return cix_error(err, -CIX_EFORMAT,
 					 "store path '%s' has an invalid hash part",
-					 cix_msg_quote(q, sizeof(q), base, len));
+					 cix_quote(q, sizeof(q), base, len));
 	if (base[CIX_STORE_HASH_CHARS] != '-')
 		return cix_error(err, -CIX_EFORMAT, "store path '%s' lacks a '-' after its hash",
-				 cix_msg_quote(q, sizeof(q), base, len));
+				 cix_quote(q, sizeof(q), base, len));
 	return cix_store_name_check(base + CIX_STORE_HASH_CHARS + 1,
 				    len - CIX_STORE_HASH_CHARS - 1, err);
 }
@@ -110,8 +94,8 @@ int cix_store_path_parse(const char *store_dir, const char *path,
 
 	if (plen <= dlen + 1 || memcmp(path, store_dir, dlen) || path[dlen] != '/')
 		return cix_error(err, -CIX_EFORMAT, "path '%s' is not in the store '%s'",
-				 cix_msg_quote(q, sizeof(q), path, plen),
-				 cix_msg_quote(qd, sizeof(qd), store_dir, dlen));
+				 cix_quote(q, sizeof(q), path, plen),
+				 cix_quote(qd, sizeof(qd), store_dir, dlen));
 	r = cix_store_basename_check(path + dlen + 1, plen - dlen - 1, err);
 	if (r < 0)
 		return r;

@@ -96,10 +96,4 @@ int cix_store_path_make_output(struct strbuf *out, const char *store_dir,
 			       const char *drv_name, const char *output,
 			       const struct cix_hash *modulo, struct cix_err *err);
 
-/*
- * Copy s (len bytes) into buf (size bytes) for an error message: at most
- * 80 bytes, bytes outside printable ASCII replaced by '?', "..." when cut.
- */
-const char *cix_msg_quote(char *buf, size_t size, const char *s, size_t len);
-
 #endif

@@ -222,4 +222,15 @@ test_expect_success 'usage errors exit 2' '
 	cix store --version >out && grep "cix store" out
 '
 
+test_expect_success 'a FIFO named with a newline: the error stays on one line' '
+	mkdir ctl &&
+	mkfifo "ctl/a
+b" &&
+	test_expect_code 1 cix store --dump ctl >out 2>err &&
+	test_line_count = 1 err &&
+	grep -F "ctl/a\\x0ab" err &&
+	test_expect_code 1 cix hash -r ctl 2>err &&
+	test_line_count = 1 err
+'
+
 test_done

@@ -203,16 +203,6 @@ static void test_store_dir(void)
 	strbuf_release(&sb);
 }
 
-static void test_quote(void)
-{
-	char b[96];
-	char big[200];
-	is_str(cix_msg_quote(b, sizeof(b), "a\nb\x01", 4), "a?b?", "control bytes replaced");
-	memset(big, 'x', sizeof(big));
-	cix_msg_quote(b, sizeof(b), big, sizeof(big));
-	ok(strlen(b) == 80 && !strcmp(b + 77, "..."), "long strings cut");
-}
-
 int main(void)
 {
 	test_vectors();
@@ -221,6 +211,5 @@ int main(void)
 	test_names();
 	test_parse();
 	test_store_dir();
-	test_quote();
 	return done_testing();
 }
