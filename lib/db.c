@@ -1,0 +1,474 @@
+/* db.c - the store database in SQLite */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "db.h"
+#include "encoding.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/*
+ * Version 1: the tables and columns of Nix's schema 10, so that the layout
+ * is familiar; hashes are stored as "sha256:<base16>" as Nix does.
+ */
+static const char schema_v1[] =
+	"create table ValidPaths ("
+	"  id integer primary key autoincrement not null,"
+	"  path text unique not null,"
+	"  hash text not null,"
+	"  registrationTime integer not null,"
+	"  deriver text,"
+	"  narSize integer,"
+	"  ultimate integer,"
+	"  sigs text,"
+	"  ca text);"
+	"create table Refs ("
+	"  referrer integer not null,"
+	"  reference integer not null,"
+	"  primary key (referrer, reference),"
+	"  foreign key (referrer) references ValidPaths(id) on delete cascade,"
+	"  foreign key (reference) references ValidPaths(id) on delete restrict);"
+	"create index IndexReferrer on Refs(referrer);"
+	"create index IndexReference on Refs(reference);"
+	/* A path's reference to itself must not keep it from being deleted. */
+	"create trigger DeleteSelfRefs before delete on ValidPaths begin"
+	"  delete from Refs where referrer = old.id and reference = old.id;"
+	"end;"
+	"create table DerivationOutputs ("
+	"  drv integer not null,"
+	"  id text not null,"
+	"  path text not null,"
+	"  primary key (drv, id),"
+	"  foreign key (drv) references ValidPaths(id) on delete cascade);"
+	"create index IndexDerivationOutputs on DerivationOutputs(path);";
+
+/* migrations[v] brings a database from version v to v + 1. */
+static const char *const migrations[CIX_DB_SCHEMA_VERSION] = {
+	schema_v1,
+};
+
+enum stmt {
+	S_QUERY, S_QUERY_ID, S_INSERT, S_UPDATE, S_ADD_REF, S_REFS, S_REFERRERS,
+	S_DERIVERS, S_OUTPUTS, S_ADD_OUTPUT, S_ALL, S_HAS_REFERRERS, S_DELETE,
+	S_COUNT
+};
+
+static const char *const stmt_sql[S_COUNT] = {
+	[S_QUERY] = "select id, hash, registrationTime, deriver, narSize, sigs, ca"
+		    " from ValidPaths where path = ?",
+	[S_QUERY_ID] = "select id from ValidPaths where path = ?",
+	[S_INSERT] = "insert into ValidPaths (path, hash, registrationTime, deriver,"
+		     " narSize, sigs, ca) values (?, ?, ?, ?, ?, ?, ?)",
+	[S_UPDATE] = "update ValidPaths set hash = ?2, registrationTime = ?3,"
+		     " deriver = ?4, narSize = ?5, sigs = ?6, ca = ?7 where path = ?1",
+	[S_ADD_REF] = "insert or replace into Refs (referrer, reference) values (?, ?)",
+	[S_REFS] = "select p.path from Refs r join ValidPaths p on r.reference = p.id"
+		   " where r.referrer = ? order by p.path",
+	[S_REFERRERS] = "select p.path from Refs r join ValidPaths p on r.referrer = p.id"
+			" where r.reference = ? order by p.path",
+	[S_DERIVERS] = "select v.path from DerivationOutputs d join ValidPaths v"
+		       " on d.drv = v.id where d.path = ? order by v.path",
+	[S_OUTPUTS] = "select d.path from DerivationOutputs d join ValidPaths v"
+		      " on d.drv = v.id where v.path = ? order by d.id",
+	[S_ADD_OUTPUT] = "insert or replace into DerivationOutputs (drv, id, path)"
+			 " values (?, ?, ?)",
+	[S_ALL] = "select path from ValidPaths order by path",
+	[S_HAS_REFERRERS] = "select 1 from Refs where reference = ?1 and referrer != ?1 limit 1",
+	[S_DELETE] = "delete from ValidPaths where id = ?",
+};
+
+struct cix_db {
+	sqlite3 *h;
+	sqlite3_stmt *st[S_COUNT];
+};
+
+static int db_error(struct cix_db *db, struct cix_err *err, const char *what)
+{
+	return cix_error(err, -CIX_EFORMAT, "database: %s: %s", what, sqlite3_errmsg(db->h));
+}
+
+static sqlite3_stmt *stmt(struct cix_db *db, enum stmt s, struct cix_err *err)
+{
+	if (!db->st[s] &&
+	    sqlite3_prepare_v3(db->h, stmt_sql[s], -1, SQLITE_PREPARE_PERSISTENT,
+			       &db->st[s], NULL) != SQLITE_OK) {
+		db_error(db, err, "cannot prepare statement");
+		return NULL;
+	}
+	sqlite3_reset(db->st[s]);
+	sqlite3_clear_bindings(db->st[s]);
+	return db->st[s];
+}
+
+static int exec(struct cix_db *db, const char *sql, struct cix_err *err)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		int r = cix_error(err, -CIX_EFORMAT, "database: %s", msg ? msg : "error");
+		sqlite3_free(msg);
+		return r;
+	}
+	return 0;
+}
+
+static int user_version(struct cix_db *db, int *v, struct cix_err *err)
+{
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(db->h, "pragma user_version", -1, &s, NULL) != SQLITE_OK)
+		return db_error(db, err, "cannot read schema version");
+	*v = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
+	sqlite3_finalize(s);
+	return 0;
+}
+
+/* Bring the schema up to date, each step in its own transaction. */
+static int migrate(struct cix_db *db, struct cix_err *err)
+{
+	int v = 0, r;
+	if ((r = exec(db, "begin immediate", err)) < 0)
+		return r;
+	if ((r = user_version(db, &v, err)) < 0)
+		goto fail;
+	if (v > CIX_DB_SCHEMA_VERSION) {
+		r = cix_error(err, -CIX_EUNSUPPORTED,
+			      "database schema version %d is newer than this cix (%d)",
+			      v, CIX_DB_SCHEMA_VERSION);
+		goto fail;
+	}
+	for (; v < CIX_DB_SCHEMA_VERSION; v++) {
+		char sql[64];
+		if ((r = exec(db, migrations[v], err)) < 0)
+			goto fail;
+		snprintf(sql, sizeof(sql), "pragma user_version = %d", v + 1);
+		if ((r = exec(db, sql, err)) < 0)
+			goto fail;
+	}
+	return exec(db, "commit", err);
+fail:
+	exec(db, "rollback", NULL);
+	return r;
+}
+
+int cix_db_open(const char *path, int create, struct cix_db **out, struct cix_err *err)
+{
+	struct cix_db *db = xcalloc(1, sizeof(*db));
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
+		    (create ? SQLITE_OPEN_CREATE : 0);
+	int r;
+
+	if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
+		r = cix_error(err, -CIX_ENOTFOUND, "cannot open database '%s': %s", path,
+			      db->h ? sqlite3_errmsg(db->h) : "out of memory");
+		goto fail;
+	}
+	/* Writers wait for each other rather than fail (Nix's retrySQLite). */
+	sqlite3_busy_timeout(db->h, 60 * 60 * 1000);
+	if ((r = exec(db, "pragma journal_mode = wal;"
+			  "pragma synchronous = normal;"
+			  "pragma foreign_keys = on;"
+			  "pragma wal_autocheckpoint = 40000;", err)) < 0)
+		goto fail;
+	if ((r = migrate(db, err)) < 0)
+		goto fail;
+	*out = db;
+	return 0;
+fail:
+	cix_db_close(db);
+	return r;
+}
+
+void cix_db_close(struct cix_db *db)
+{
+	if (!db)
+		return;
+	for (int i = 0; i < S_COUNT; i++)
+		sqlite3_finalize(db->st[i]);
+	sqlite3_close_v2(db->h);
+	free(db);
+}
+
+void cix_path_info_release(struct cix_path_info *info)
+{
+	free(info->path);
+	free(info->deriver);
+	for (size_t i = 0; i < info->nr_refs; i++)
+		free(info->refs[i]);
+	free(info->refs);
+	free(info->sigs);
+	free(info->ca);
+	memset(info, 0, sizeof(*info));
+}
+
+static int path_id(struct cix_db *db, const char *path, int64_t *id, struct cix_err *err)
+{
+	sqlite3_stmt *s = stmt(db, S_QUERY_ID, err);
+	if (!s)
+		return -CIX_EFORMAT;
+	sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(s, 0);
+		return 1;
+	}
+	return rc == SQLITE_DONE ? 0 : db_error(db, err, "cannot query path");
+}
+
+int cix_db_is_valid(struct cix_db *db, const char *path, struct cix_err *err)
+{
+	int64_t id;
+	return path_id(db, path, &id, err);
+}
+
+static char *col_strdup(sqlite3_stmt *s, int col)
+{
+	const unsigned char *t = sqlite3_column_text(s, col);
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+static int parse_hash(const char *text, struct cix_hash *h)
+{
+	/* "sha256:" followed by 64 hex digits. */
+	if (!text || strncmp(text, "sha256:", 7) || strlen(text) != 7 + 64 ||
+	    cix_base16_decode(text + 7, 64, h->bytes, sizeof(h->bytes)) != 32)
+		return -CIX_EFORMAT;
+	h->algo = CIX_HASH_SHA256;
+	h->len = 32;
+	return 0;
+}
+
+static int collect(const char *path, void *opaque)
+{
+	struct cix_path_info *info = opaque;
+	info->refs = xrealloc(info->refs, (info->nr_refs + 1) * sizeof(*info->refs));
+	info->refs[info->nr_refs++] = xstrdup(path);
+	return 0;
+}
+
+static int list(struct cix_db *db, enum stmt which, sqlite3_int64 id, const char *text,
+		cix_path_fn fn, void *opaque, struct cix_err *err)
+{
+	sqlite3_stmt *s = stmt(db, which, err);
+	int rc, r;
+	if (!s)
+		return -CIX_EFORMAT;
+	if (text)
+		sqlite3_bind_text(s, 1, text, -1, SQLITE_TRANSIENT);
+	else if (which != S_ALL)
+		sqlite3_bind_int64(s, 1, id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		if ((r = fn((const char *)sqlite3_column_text(s, 0), opaque)) < 0) {
+			sqlite3_reset(s);
+			return r;
+		}
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : db_error(db, err, "query failed");
+}
+
+int cix_db_query(struct cix_db *db, const char *path, struct cix_path_info *info,
+		 struct cix_err *err)
+{
+	sqlite3_stmt *s = stmt(db, S_QUERY, err);
+	int rc;
+	memset(info, 0, sizeof(*info));
+	if (!s)
+		return -CIX_EFORMAT;
+	sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_DONE)
+		return cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid", path);
+	if (rc != SQLITE_ROW)
+		return db_error(db, err, "cannot query path");
+	sqlite3_int64 id = sqlite3_column_int64(s, 0);
+	if (parse_hash((const char *)sqlite3_column_text(s, 1), &info->nar_hash) < 0) {
+		sqlite3_reset(s);
+		return cix_error(err, -CIX_EFORMAT, "database: bad hash recorded for '%s'", path);
+	}
+	info->path = xstrdup(path);
+	info->reg_time = sqlite3_column_int64(s, 2);
+	info->deriver = col_strdup(s, 3);
+	info->nar_size = (uint64_t)sqlite3_column_int64(s, 4);
+	info->sigs = col_strdup(s, 5);
+	info->ca = col_strdup(s, 6);
+	sqlite3_reset(s);
+	int r = list(db, S_REFS, id, NULL, collect, info, err);
+	if (r < 0)
+		cix_path_info_release(info);
+	return r;
+}
+
+static void bind_info(sqlite3_stmt *s, const struct cix_path_info *in, char *hash, int64_t now)
+{
+	sqlite3_bind_text(s, 1, in->path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, hash, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, in->reg_time ? in->reg_time : now);
+	if (in->deriver)
+		sqlite3_bind_text(s, 4, in->deriver, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)in->nar_size);
+	if (in->sigs)
+		sqlite3_bind_text(s, 6, in->sigs, -1, SQLITE_STATIC);
+	if (in->ca)
+		sqlite3_bind_text(s, 7, in->ca, -1, SQLITE_STATIC);
+}
+
+static int register_one(struct cix_db *db, const struct cix_path_info *in, int64_t now,
+			struct cix_err *err)
+{
+	struct strbuf hash = STRBUF_INIT;
+	int64_t id;
+	int r = path_id(db, in->path, &id, err);
+	if (r < 0)
+		return r;
+	strbuf_addstr(&hash, "sha256:");
+	cix_base16_encode(&hash, in->nar_hash.bytes, in->nar_hash.len);
+	sqlite3_stmt *s = stmt(db, r ? S_UPDATE : S_INSERT, err);
+	if (!s) {
+		strbuf_release(&hash);
+		return -CIX_EFORMAT;
+	}
+	bind_info(s, in, hash.buf, now);
+	int rc = sqlite3_step(s);
+	strbuf_release(&hash);
+	if (rc != SQLITE_DONE)
+		return db_error(db, err, "cannot register path");
+	return 0;
+}
+
+static int add_refs(struct cix_db *db, const struct cix_path_info *in, struct cix_err *err)
+{
+	int64_t from, to;
+	int r = path_id(db, in->path, &from, err);
+	if (r <= 0)
+		return r < 0 ? r : db_error(db, err, "registered path vanished");
+	for (size_t i = 0; i < in->nr_refs; i++) {
+		if ((r = path_id(db, in->refs[i], &to, err)) < 0)
+			return r;
+		if (!r)
+			return cix_error(err, -CIX_ENOTFOUND,
+					 "cannot register '%s': its reference '%s' is not valid",
+					 in->path, in->refs[i]);
+		sqlite3_stmt *s = stmt(db, S_ADD_REF, err);
+		if (!s)
+			return -CIX_EFORMAT;
+		sqlite3_bind_int64(s, 1, from);
+		sqlite3_bind_int64(s, 2, to);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			return db_error(db, err, "cannot add reference");
+	}
+	return 0;
+}
+
+int cix_db_register(struct cix_db *db, const struct cix_path_info *infos, size_t n,
+		    struct cix_err *err)
+{
+	int64_t now = (int64_t)time(NULL);
+	int r = exec(db, "begin immediate", err);
+	if (r < 0)
+		return r;
+	/* Rows first, so that references among infos resolve in any order. */
+	for (size_t i = 0; !r && i < n; i++)
+		r = register_one(db, &infos[i], now, err);
+	for (size_t i = 0; !r && i < n; i++)
+		r = add_refs(db, &infos[i], err);
+	if (!r)
+		r = exec(db, "commit", err);
+	if (r < 0)
+		exec(db, "rollback", NULL);
+	return r;
+}
+
+int cix_db_add_drv_output(struct cix_db *db, const char *drv_path, const char *id,
+			  const char *out_path, struct cix_err *err)
+{
+	int64_t drv;
+	int r = path_id(db, drv_path, &drv, err);
+	if (r <= 0)
+		return r < 0 ? r : cix_error(err, -CIX_ENOTFOUND, "derivation '%s' is not valid",
+					     drv_path);
+	sqlite3_stmt *s = stmt(db, S_ADD_OUTPUT, err);
+	if (!s)
+		return -CIX_EFORMAT;
+	sqlite3_bind_int64(s, 1, drv);
+	sqlite3_bind_text(s, 2, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, out_path, -1, SQLITE_STATIC);
+	return sqlite3_step(s) == SQLITE_DONE ? 0 : db_error(db, err, "cannot add output");
+}
+
+static int list_by_path(struct cix_db *db, enum stmt which, const char *path,
+			cix_path_fn fn, void *opaque, struct cix_err *err)
+{
+	int64_t id;
+	int r = path_id(db, path, &id, err);
+	if (r <= 0)
+		return r < 0 ? r : cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid", path);
+	return list(db, which, id, NULL, fn, opaque, err);
+}
+
+int cix_db_references(struct cix_db *db, const char *path, cix_path_fn fn, void *opaque,
+		      struct cix_err *err)
+{
+	return list_by_path(db, S_REFS, path, fn, opaque, err);
+}
+
+int cix_db_referrers(struct cix_db *db, const char *path, cix_path_fn fn, void *opaque,
+		     struct cix_err *err)
+{
+	return list_by_path(db, S_REFERRERS, path, fn, opaque, err);
+}
+
+int cix_db_valid_derivers(struct cix_db *db, const char *path, cix_path_fn fn, void *opaque,
+			  struct cix_err *err)
+{
+	return list(db, S_DERIVERS, 0, path, fn, opaque, err);
+}
+
+int cix_db_drv_outputs(struct cix_db *db, const char *drv_path, cix_path_fn fn, void *opaque,
+		       struct cix_err *err)
+{
+	return list(db, S_OUTPUTS, 0, drv_path, fn, opaque, err);
+}
+
+int cix_db_all_valid(struct cix_db *db, cix_path_fn fn, void *opaque, struct cix_err *err)
+{
+	return list(db, S_ALL, 0, NULL, fn, opaque, err);
+}
+
+int cix_db_invalidate(struct cix_db *db, const char *path, struct cix_err *err)
+{
+	int64_t id;
+	int r = exec(db, "begin immediate", err), rc;
+	if (r < 0)
+		return r;
+	if ((r = path_id(db, path, &id, err)) <= 0) {
+		if (!r)
+			r = cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid", path);
+		goto out;
+	}
+	sqlite3_stmt *s = stmt(db, S_HAS_REFERRERS, err);
+	if (!s) {
+		r = -CIX_EFORMAT;
+		goto out;
+	}
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc == SQLITE_ROW) {
+		r = cix_error(err, -CIX_EEXIST, "cannot delete '%s': it is still referenced", path);
+		goto out;
+	}
+	if (!(s = stmt(db, S_DELETE, err))) {
+		r = -CIX_EFORMAT;
+		goto out;
+	}
+	sqlite3_bind_int64(s, 1, id);
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		r = db_error(db, err, "cannot delete path");
+		goto out;
+	}
+	r = exec(db, "commit", err);
+out:
+	if (r < 0)
+		exec(db, "rollback", NULL);
+	return r;
+}

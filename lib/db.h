@@ -1,0 +1,84 @@
+/* db.h - the store database: valid paths, references, derivation outputs */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef CIX_DB_H
+#define CIX_DB_H
+
+#include <stdint.h>
+#include "err.h"
+#include "hash.h"
+
+/*
+ * SQLite, after Nix's schema: ValidPaths (path, NAR hash, NAR size,
+ * registration time, deriver, signatures, content address), Refs between
+ * them, DerivationOutputs. WAL journal, foreign keys on, busy retries, the
+ * schema version in PRAGMA user_version with migrations. A path is valid
+ * exactly when it has a row; rows and references are registered together
+ * in one transaction.
+ */
+struct cix_db;
+
+#define CIX_DB_SCHEMA_VERSION 1
+
+/* Open (creating with create != 0) the database file at path. */
+int cix_db_open(const char *path, int create, struct cix_db **out, struct cix_err *err);
+void cix_db_close(struct cix_db *db);
+
+/* What the database knows of a valid path. Strings are owned by the info. */
+struct cix_path_info {
+	char *path;
+	struct cix_hash nar_hash;   /* sha256 of the NAR */
+	uint64_t nar_size;
+	int64_t reg_time;           /* seconds since the epoch; 0 = now */
+	char *deriver;              /* NULL if unknown */
+	char **refs;                /* sorted store paths */
+	size_t nr_refs;
+	char *sigs;                 /* space-separated, NULL if none */
+	char *ca;                   /* content address, e.g. "fixed:r:sha256:..." */
+};
+
+void cix_path_info_release(struct cix_path_info *info);
+
+/* 1 if path is valid, 0 if not, negative on error. */
+int cix_db_is_valid(struct cix_db *db, const char *path, struct cix_err *err);
+
+/* Fill info (references included); -CIX_ENOTFOUND if path is not valid. */
+int cix_db_query(struct cix_db *db, const char *path, struct cix_path_info *info,
+		 struct cix_err *err);
+
+/*
+ * Register infos[0..n) in one transaction: each path becomes valid with its
+ * references, which must be valid already or among infos (a path may
+ * refer to itself). Paths already valid are updated. All or nothing.
+ */
+int cix_db_register(struct cix_db *db, const struct cix_path_info *infos, size_t n,
+		    struct cix_err *err);
+
+/* Record that output id of the derivation drv_path is out_path. */
+int cix_db_add_drv_output(struct cix_db *db, const char *drv_path, const char *id,
+			  const char *out_path, struct cix_err *err);
+
+/*
+ * List queries: call fn(path, opaque) for each result, in sorted order.
+ * fn returns 0 to go on or a negative code to stop (returned).
+ */
+typedef int (*cix_path_fn)(const char *path, void *opaque);
+int cix_db_references(struct cix_db *db, const char *path, cix_path_fn fn, void *opaque,
+		      struct cix_err *err);
+int cix_db_referrers(struct cix_db *db, const char *path, cix_path_fn fn, void *opaque,
+		     struct cix_err *err);
+/* Valid derivations whose outputs include path. */
+int cix_db_valid_derivers(struct cix_db *db, const char *path, cix_path_fn fn, void *opaque,
+			  struct cix_err *err);
+/* Outputs of a derivation, as "id path" pairs: fn gets the path. */
+int cix_db_drv_outputs(struct cix_db *db, const char *drv_path, cix_path_fn fn, void *opaque,
+		       struct cix_err *err);
+/* Every valid path. */
+int cix_db_all_valid(struct cix_db *db, cix_path_fn fn, void *opaque, struct cix_err *err);
+
+/*
+ * Make path invalid. Refused (-CIX_EEXIST) while another valid path refers
+ * to it; -CIX_ENOTFOUND if it is not valid.
+ */
+int cix_db_invalidate(struct cix_db *db, const char *path, struct cix_err *err);
+
+#endif
