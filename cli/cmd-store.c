@@ -3,6 +3,7 @@
 #include "cix.h"
 #include "nar.h"
 #include "nar-read.h"
+#include "store-ops.h"
 
 #include <fcntl.h>
 #include <getopt.h>
@@ -21,7 +22,7 @@ static int fd_sink(void *opaque, const void *data, size_t len)
 	return cix_write_full(*(int *)opaque, data, len);
 }
 
-static int op_dump(char **args, int nargs)
+static int op_dump(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
 	struct cix_err err = { 0 };
 	int fd = 1;
@@ -62,7 +63,7 @@ static ssize_t stdin_read(void *opaque, void *buf, size_t len)
 	return (ssize_t)len;
 }
 
-static int op_restore(char **args, int nargs)
+static int op_restore(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
 	static struct stdin_source in = { .fd = 0 };
 	struct cix_err err = { 0 };
@@ -85,58 +86,137 @@ static int op_restore(char **args, int nargs)
 	return 0;
 }
 
+/* nargs: exact count, or -1 for one or more. */
 static const struct op {
 	const char *name;
+	int short_opt;
 	int nargs;
-	int (*fn)(char **args, int nargs);
+	int need_store;
+	int (*fn)(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 	const char *usage, *summary;
 } ops[] = {
-	{ "dump", 1, op_dump, "--dump PATH",
+	{ "add", 0, -1, 1, op_add, "--add PATH...",
+	  "copy PATH into the store (recursive sha256), print its store path" },
+	{ "add-fixed", 0, -1, 1, op_add_fixed, "--add-fixed [--recursive] ALGO PATH...",
+	  "copy PATH into the store as a fixed-output path" },
+	{ "check-validity", 0, -1, 1, op_check_validity, "--check-validity PATH...",
+	  "fail unless every PATH is valid (--print-invalid: list the invalid)" },
+	{ "delete", 0, -1, 1, op_delete, "--delete PATH...",
+	  "delete PATH from the store, unless another valid path refers to it" },
+	{ "dump", 0, 1, 0, op_dump, "--dump PATH",
 	  "write the NAR serialisation of PATH to standard output" },
-	{ "restore", 1, op_restore, "--restore PATH",
+	{ "query", 'q', -1, 1, op_query, "-q, --query MODE PATH...",
+	  "query the store; MODE is one of the options below" },
+	{ "restore", 0, 1, 0, op_restore, "--restore PATH",
 	  "create PATH (which must not exist) from a NAR on standard input" },
+};
+
+static const struct modifier {
+	const char *name;
+	int short_opt;
+	int query;     /* QUERY_* set by this option, or 0 */
+	const char *summary;
+} modifiers[] = {
+	{ "references", 0, QUERY_REFERENCES, "the paths PATH refers to" },
+	{ "referrers", 0, QUERY_REFERRERS, "the valid paths that refer to PATH" },
+	{ "requisites", 'R', QUERY_REQUISITES, "the closure of PATH (-R)" },
+	{ "referrers-closure", 0, QUERY_REFERRERS_CLOSURE, "the closure of PATH under referrers" },
+	{ "deriver", 0, QUERY_DERIVER, "the derivation PATH was built from" },
+	{ "hash", 0, QUERY_HASH, "the sha256 of PATH's NAR" },
+	{ "size", 0, QUERY_SIZE, "the size of PATH's NAR" },
+	{ "valid-derivers", 0, QUERY_VALID_DERIVERS, "valid derivations that output PATH" },
+	{ "outputs", 0, QUERY_OUTPUTS, "the outputs of the derivation PATH" },
+	{ "recursive", 0, 0, "with --add-fixed: hash the NAR, not the file" },
+	{ "print-invalid", 0, 0, "with --check-validity: print invalid paths" },
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: cix store OPERATION [ARG]...\n"
-		   "Low-level store operations.\n\nOperations:\n");
+	fprintf(f, "Usage: cix store OPERATION [OPTION]... [ARG]...\n"
+		   "Operations on the store ($CIX_STORE_DIR, default /cix/store).\n\n"
+		   "Operations:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(ops); i++)
-		fprintf(f, "  %-22s %s\n", ops[i].usage, ops[i].summary);
-	fprintf(f, "\n  -h, --help             display this help and exit\n"
-		   "  -V, --version          display version information and exit\n");
+		fprintf(f, "  %-38s %s\n", ops[i].usage, ops[i].summary);
+	fprintf(f, "\nOptions:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(modifiers); i++) {
+		char o[40];
+		if (modifiers[i].short_opt)
+			snprintf(o, sizeof(o), "-%c, --%s", modifiers[i].short_opt, modifiers[i].name);
+		else
+			snprintf(o, sizeof(o), "    --%s", modifiers[i].name);
+		fprintf(f, "  %-38s %s\n", o, modifiers[i].summary);
+	}
+	fprintf(f, "\n  -h, --help                             display this help and exit\n"
+		   "  -V, --version                          display version information and exit\n");
 }
 
 int cmd_store(int argc, char **argv)
 {
-	enum { OPT_OP = 0x100 };
-	struct option opts[ARRAY_SIZE(ops) + 3];
+	enum { OPT_OP = 0x100, OPT_MOD = 0x200 };
+	struct option opts[ARRAY_SIZE(ops) + ARRAY_SIZE(modifiers) + 3];
+	struct store_flags flags = { 0 };
 	const struct op *op = NULL;
-	int c, idx, n = 0;
+	int c, n = 0, r;
 
 	for (size_t i = 0; i < ARRAY_SIZE(ops); i++)
-		opts[n++] = (struct option){ ops[i].name, no_argument, NULL, OPT_OP };
+		opts[n++] = (struct option){ ops[i].name, no_argument, NULL, OPT_OP + (int)i };
+	for (size_t i = 0; i < ARRAY_SIZE(modifiers); i++)
+		opts[n++] = (struct option){ modifiers[i].name, no_argument, NULL, OPT_MOD + (int)i };
 	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	opts[n++] = (struct option){ "version", no_argument, NULL, 'V' };
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
 
-	while ((c = getopt_long(argc, argv, ":hV", opts, &idx)) != -1) {
-		switch (c) {
-		case OPT_OP:
-			if (op && op != &ops[idx])
-				return usage_error("--%s and --%s are exclusive",
-						   op->name, ops[idx].name);
-			op = &ops[idx];
-			break;
-		case 'h': usage(stdout); return 0;
-		case 'V': return print_version();
-		default: return option_error(c, argv);
+	while ((c = getopt_long(argc, argv, ":qRhV", opts, NULL)) != -1) {
+		const struct op *this = NULL;
+		const struct modifier *mod = NULL;
+		/* Short options stand for the entry that names them. */
+		for (size_t i = 0; i < ARRAY_SIZE(ops); i++)
+			if (c == ops[i].short_opt)
+				c = OPT_OP + (int)i;
+		for (size_t i = 0; i < ARRAY_SIZE(modifiers); i++)
+			if (c == modifiers[i].short_opt)
+				c = OPT_MOD + (int)i;
+		if (c >= OPT_OP && c < OPT_OP + (int)ARRAY_SIZE(ops))
+			this = &ops[c - OPT_OP];
+		else if (c >= OPT_MOD && c < OPT_MOD + (int)ARRAY_SIZE(modifiers))
+			mod = &modifiers[c - OPT_MOD];
+		if (this) {
+			if (op && op != this)
+				return usage_error("--%s and --%s are exclusive", op->name, this->name);
+			op = this;
+		} else if (mod) {
+			if (mod->query) {
+				if (flags.query && flags.query != mod->query)
+					return usage_error("only one query mode at a time");
+				flags.query = mod->query;
+			} else if (!strcmp(mod->name, "recursive")) {
+				flags.recursive = 1;
+			} else {
+				flags.print_invalid = 1;
+			}
+		} else if (c == 'h') {
+			usage(stdout);
+			return 0;
+		} else if (c == 'V') {
+			return print_version();
+		} else {
+			return option_error(c, argv);
 		}
 	}
 	if (!op)
 		return usage_error("no operation given");
-	if (argc - optind != op->nargs)
-		return usage_error("%s takes %d argument%s", op->usage, op->nargs,
-				   op->nargs == 1 ? "" : "s");
-	return op->fn(argv + optind, argc - optind);
+	if (op->nargs >= 0 ? argc - optind != op->nargs : argc - optind < 1)
+		return usage_error("%s: wrong number of arguments", op->usage);
+	if (flags.query && op->fn != op_query)
+		return usage_error("a query mode needs --query");
+	if (!op->need_store)
+		return op->fn(NULL, &flags, argv + optind, argc - optind);
+
+	struct cix_store *s;
+	struct cix_err err = { 0 };
+	if (cix_store_open(NULL, NULL, &s, &err) < 0)
+		return error_err(&err);
+	r = op->fn(s, &flags, argv + optind, argc - optind);
+	cix_store_close(s);
+	return r;
 }

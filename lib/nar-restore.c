@@ -242,6 +242,10 @@ static int remove_at(int parent, const char *name, int depth, struct cix_err *er
 	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return cix_error_errno(err, -errno, "cannot open directory '%s'", name);
+	/* Store directories are read-only (0555): make room to empty them. */
+	struct stat st;
+	if (fstat(fd, &st) == 0 && (st.st_mode & 0700) != 0700)
+		fchmod(fd, (st.st_mode & 07777) | 0700);
 	if (!(d = fdopendir(fd))) {
 		r = cix_error_errno(err, -errno, "cannot open directory '%s'", name);
 		close(fd);

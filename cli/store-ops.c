@@ -1,0 +1,261 @@
+/* store-ops.c - cix store --add, --add-fixed, --query, --check-validity, --delete */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "cix.h"
+#include "store-ops.h"
+#include "encoding.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int op_add(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
+{
+	int status = 0;
+	for (int i = 0; i < nargs; i++) {
+		struct cix_err err = { 0 };
+		struct strbuf out = STRBUF_INIT;
+		if (cix_store_add(s, args[i], CIX_ADD_RECURSIVE, CIX_HASH_SHA256, &out, &err) < 0)
+			status = error_err(&err);
+		else
+			puts(out.buf);
+		strbuf_release(&out);
+	}
+	return status;
+}
+
+int op_add_fixed(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
+{
+	enum cix_hash_algo algo;
+	int status = 0;
+	if (nargs < 2)
+		return usage_error("--add-fixed takes ALGO and at least one PATH");
+	if (cix_hash_algo_parse(args[0], &algo) < 0)
+		return usage_error("unknown hash algorithm '%s'", args[0]);
+	for (int i = 1; i < nargs; i++) {
+		struct cix_err err = { 0 };
+		struct strbuf out = STRBUF_INIT;
+		if (cix_store_add(s, args[i], f->recursive ? CIX_ADD_RECURSIVE : CIX_ADD_FLAT,
+				  algo, &out, &err) < 0)
+			status = error_err(&err);
+		else
+			puts(out.buf);
+		strbuf_release(&out);
+	}
+	return status;
+}
+
+/* ---- Queries ---- */
+
+/* A sorted set of paths, for closures and for printing in Nix's order. */
+struct pathset {
+	char **v;
+	size_t nr, alloc;
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static long set_find(const struct pathset *ps, const char *p)
+{
+	char **hit = ps->nr ? bsearch(&p, ps->v, ps->nr, sizeof(*ps->v), cmp_str) : NULL;
+	return hit ? hit - ps->v : -1;
+}
+
+static int set_add(const char *path, void *opaque)
+{
+	struct pathset *ps = opaque;
+	size_t lo = 0, hi = ps->nr;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(ps->v[mid], path);
+		if (!c)
+			return 0;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	ALLOC_GROW(ps->v, ps->nr + 1, ps->alloc);
+	memmove(ps->v + lo + 1, ps->v + lo, (ps->nr - lo) * sizeof(*ps->v));
+	ps->v[lo] = xstrdup(path);
+	ps->nr++;
+	return 0;
+}
+
+static void set_release(struct pathset *ps)
+{
+	for (size_t i = 0; i < ps->nr; i++)
+		free(ps->v[i]);
+	free(ps->v);
+	memset(ps, 0, sizeof(*ps));
+}
+
+typedef int (*list_fn)(struct cix_db *, const char *, cix_path_fn, void *, struct cix_err *);
+
+/* Add path and everything reachable from it through next to ps. */
+static int closure(struct cix_store *s, list_fn next, const char *path, struct pathset *ps,
+		   struct cix_err *err)
+{
+	struct pathset todo = { 0 };
+	int r = set_add(path, &todo);
+	while (!r && todo.nr) {
+		char *p = todo.v[--todo.nr];
+		if (set_find(ps, p) < 0) {
+			set_add(p, ps);
+			struct pathset nb = { 0 };
+			r = next(s->db, p, set_add, &nb, err);
+			for (size_t i = 0; !r && i < nb.nr; i++)
+				if (set_find(ps, nb.v[i]) < 0)
+					set_add(nb.v[i], &todo);
+			set_release(&nb);
+		}
+		free(p);
+	}
+	set_release(&todo);
+	return r;
+}
+
+/*
+ * Print ps as nix-store does: depth-first over the paths in sorted order,
+ * each after the paths it refers to (within ps), so that dependencies
+ * come before what depends on them.
+ */
+struct topo {
+	struct cix_store *s;
+	const struct pathset *ps;
+	unsigned char *seen;
+	struct cix_err *err;
+};
+
+static int topo_visit(struct topo *t, size_t i)
+{
+	struct pathset refs = { 0 };
+	int r;
+	if (t->seen[i])
+		return 0;
+	t->seen[i] = 1;
+	r = cix_db_references(t->s->db, t->ps->v[i], set_add, &refs, t->err);
+	for (size_t k = 0; !r && k < refs.nr; k++) {
+		long j = set_find(t->ps, refs.v[k]);
+		if (j >= 0 && (size_t)j != i)
+			r = topo_visit(t, (size_t)j);
+	}
+	set_release(&refs);
+	if (!r)
+		puts(t->ps->v[i]);
+	return r;
+}
+
+static int print_topo(struct cix_store *s, const struct pathset *ps, struct cix_err *err)
+{
+	struct topo t = { s, ps, xcalloc(ps->nr + 1, 1), err };
+	int r = 0;
+	for (size_t i = 0; !r && i < ps->nr; i++)
+		r = topo_visit(&t, i);
+	free(t.seen);
+	return r;
+}
+
+static int print_path(const char *path, void *opaque)
+{
+	puts(path);
+	return 0;
+}
+
+static int query_one(struct cix_store *s, int mode, const char *path, struct pathset *ps,
+		     struct cix_err *err)
+{
+	struct cix_path_info info;
+	struct strbuf sb = STRBUF_INIT;
+	int r;
+
+	switch (mode) {
+	case QUERY_REFERENCES:
+		return cix_db_references(s->db, path, set_add, ps, err);
+	case QUERY_REFERRERS:
+		return cix_db_referrers(s->db, path, set_add, ps, err);
+	case QUERY_REQUISITES:
+		return closure(s, cix_db_references, path, ps, err);
+	case QUERY_REFERRERS_CLOSURE:
+		return closure(s, cix_db_referrers, path, ps, err);
+	case QUERY_VALID_DERIVERS:
+		return cix_db_valid_derivers(s->db, path, print_path, NULL, err);
+	case QUERY_OUTPUTS:
+		return cix_db_drv_outputs(s->db, path, print_path, NULL, err);
+	}
+	if ((r = cix_db_query(s->db, path, &info, err)) < 0)
+		return r;
+	if (mode == QUERY_DERIVER)
+		puts(info.deriver ? info.deriver : "unknown-deriver");
+	else if (mode == QUERY_SIZE)
+		printf("%llu\n", (unsigned long long)info.nar_size);
+	else {
+		strbuf_addstr(&sb, "sha256:");
+		cix_nixbase32_encode(&sb, info.nar_hash.bytes, info.nar_hash.len);
+		puts(sb.buf);
+		strbuf_release(&sb);
+	}
+	cix_path_info_release(&info);
+	return 0;
+}
+
+int op_query(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
+{
+	struct pathset ps = { 0 };
+	struct cix_err err = { 0 };
+	int r = 0;
+
+	if (f->query == QUERY_NONE)
+		return usage_error("--query needs a mode, such as --references or --requisites");
+	for (int i = 0; !r && i < nargs; i++) {
+		if ((r = cix_store_check_path(s, args[i], &err)) < 0)
+			break;
+		r = query_one(s, f->query, args[i], &ps, &err);
+	}
+	if (!r && ps.nr)
+		r = print_topo(s, &ps, &err);
+	set_release(&ps);
+	return r < 0 ? error_err(&err) : 0;
+}
+
+int op_check_validity(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
+{
+	for (int i = 0; i < nargs; i++) {
+		struct cix_err err = { 0 };
+		int r = cix_store_check_path(s, args[i], &err);
+		if (r >= 0)
+			r = cix_db_is_valid(s->db, args[i], &err);
+		if (r < 0)
+			return error_err(&err);
+		if (!r) {
+			if (!f->print_invalid)
+				return error("path '%s' is not valid", args[i]);
+			puts(args[i]);
+		}
+	}
+	return 0;
+}
+
+int op_delete(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
+{
+	int status = 0;
+	for (int i = 0; i < nargs; i++) {
+		struct cix_err err = { 0 };
+		struct cix_path_lock lock;
+		int r = cix_path_lock(s, args[i], &lock, &err);
+		if (r < 0) {
+			status = error_err(&err);
+			continue;
+		}
+		/* Invalid first: a crash then leaves garbage, never a hole. */
+		r = cix_db_invalidate(s->db, args[i], &err);
+		if (!r)
+			r = cix_remove_path(s, args[i], &err);
+		cix_path_unlock(s, &lock);
+		if (r < 0)
+			status = error_err(&err);
+	}
+	return status;
+}

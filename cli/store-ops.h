@@ -1,0 +1,27 @@
+/* store-ops.h - the operations of cix store that work on the store itself */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef CIX_STORE_OPS_H
+#define CIX_STORE_OPS_H
+
+#include "store.h"
+
+/* Flags set by cix store's modifier options. */
+struct store_flags {
+	int recursive;       /* --recursive (for --add-fixed) */
+	int print_invalid;   /* --print-invalid (for --check-validity) */
+	int query;           /* the query mode, a QUERY_* */
+};
+
+enum {
+	QUERY_NONE, QUERY_REFERENCES, QUERY_REFERRERS, QUERY_REQUISITES,
+	QUERY_REFERRERS_CLOSURE, QUERY_DERIVER, QUERY_HASH, QUERY_SIZE,
+	QUERY_VALID_DERIVERS, QUERY_OUTPUTS,
+};
+
+int op_add(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
+int op_add_fixed(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
+int op_query(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
+int op_check_validity(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
+int op_delete(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
+
+#endif

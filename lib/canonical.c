@@ -1,0 +1,120 @@
+/* canonical.c - give store content its canonical metadata */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "store.h"
+#include "nar.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+/*
+ * What a store path records is its NAR: contents, the executable bit and
+ * symlink targets. Everything else is made the same for every path, so
+ * that nothing outside the NAR can differ or leak: mtime 1 (as Nix),
+ * modes 0444 or 0555 (no setuid, setgid, sticky or write bits), no extended
+ * attributes, owner root when run as root. Hard links out of the tree are
+ * refused: a link count above one means the file is shared with
+ * something else.
+ */
+
+static int drop_xattrs(int fd, const char *name, struct cix_err *err)
+{
+	char list[4096];
+	ssize_t n = flistxattr(fd, list, sizeof(list));
+	if (n < 0)
+		return errno == ENOTSUP ? 0 :
+		       cix_error_errno(err, -errno, "cannot list attributes of '%s'", name);
+	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(list + i) + 1)
+		if (fremovexattr(fd, list + i) < 0 && errno != ENODATA && errno != ENOTSUP)
+			return cix_error_errno(err, -errno, "cannot remove attribute of '%s'", name);
+	return 0;
+}
+
+static int canon_fd(int fd, const struct stat *st, const char *name, struct cix_err *err)
+{
+	static const struct timespec times[2] = { { 1, 0 }, { 1, 0 } };
+	mode_t mode = (st->st_mode & 0111) || S_ISDIR(st->st_mode) ? 0555 : 0444;
+	int r;
+
+	if ((r = drop_xattrs(fd, name, err)) < 0)
+		return r;
+	if (geteuid() == 0 && (st->st_uid || st->st_gid) && fchown(fd, 0, 0) < 0)
+		return cix_error_errno(err, -errno, "cannot change owner of '%s'", name);
+	if ((st->st_mode & 07777) != mode && fchmod(fd, mode) < 0)
+		return cix_error_errno(err, -errno, "cannot change mode of '%s'", name);
+	if (futimens(fd, times) < 0)
+		return cix_error_errno(err, -errno, "cannot set time of '%s'", name);
+	return 0;
+}
+
+static int canon_node(int dirfd, const char *name, int depth, struct cix_err *err);
+
+static int canon_dir(int fd, const char *name, int depth, struct cix_err *err)
+{
+	int dup_fd = dup(fd), r = 0;
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	struct dirent *de;
+	if (!d) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return cix_error_errno(err, -errno, "cannot read directory '%s'", name);
+	}
+	while (!r && (errno = 0, de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		r = canon_node(fd, de->d_name, depth + 1, err);
+	}
+	if (!r && errno)
+		r = cix_error_errno(err, -errno, "cannot read directory '%s'", name);
+	closedir(d);
+	return r;
+}
+
+static int canon_node(int dirfd, const char *name, int depth, struct cix_err *err)
+{
+	static const struct timespec times[2] = { { 1, 0 }, { 1, 0 } };
+	struct stat st;
+	int fd, r;
+
+	if (depth > CIX_NAR_MAX_DEPTH)
+		return cix_error(err, -CIX_ELIMIT, "'%s' is nested too deep", name);
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return cix_error_errno(err, -errno, "cannot stat '%s'", name);
+	if (S_ISLNK(st.st_mode)) {
+		/* Symlinks have no mode of their own; owner and time do matter. */
+		if (geteuid() == 0 && (st.st_uid || st.st_gid) &&
+		    fchownat(dirfd, name, 0, 0, AT_SYMLINK_NOFOLLOW) < 0)
+			return cix_error_errno(err, -errno, "cannot change owner of '%s'", name);
+		if (utimensat(dirfd, name, times, AT_SYMLINK_NOFOLLOW) < 0)
+			return cix_error_errno(err, -errno, "cannot set time of '%s'", name);
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return cix_error(err, -CIX_EUNSUPPORTED, "'%s' is not a file, directory or symlink",
+				 name);
+	if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+		return cix_error(err, -CIX_EUNSUPPORTED, "'%s' has other hard links", name);
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+		    (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0));
+	if (fd < 0)
+		return cix_error_errno(err, -errno, "cannot open '%s'", name);
+	struct stat st2;
+	if (fstat(fd, &st2) < 0 || st2.st_ino != st.st_ino || st2.st_dev != st.st_dev)
+		r = cix_error(err, -CIX_EMISMATCH, "'%s' changed while being canonicalised", name);
+	else if (S_ISDIR(st.st_mode) && (r = canon_dir(fd, name, depth, err)) < 0)
+		;
+	else
+		r = canon_fd(fd, &st, name, err); /* after the children: keeps mtime 1 */
+	close(fd);
+	return r;
+}
+
+int cix_canonicalise_at(int dirfd, const char *name, struct cix_err *err)
+{
+	return canon_node(dirfd, name, 0, err);
+}

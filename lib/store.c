@@ -1,0 +1,386 @@
+/* store.c - the local store: opening, locking, adding content */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "store.h"
+#include "encoding.h"
+#include "nar.h"
+#include "nar-read.h"
+#include "store-path.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TMP_DIR ".cix-tmp"
+
+const char *cix_state_dir(void)
+{
+	const char *d = getenv("CIX_STATE_DIR");
+	return d && *d ? d : "/var/cix";
+}
+
+/* mkdir -p, each component 0755. */
+static int mkdirs(const char *path, struct cix_err *err)
+{
+	char *p = xstrdup(path);
+	int r = 0;
+	for (char *s = p + 1;; s++) {
+		if (*s && *s != '/')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+			r = cix_error_errno(err, -errno, "cannot create directory '%s'", p);
+			break;
+		}
+		if (!(*s = c))
+			break;
+	}
+	free(p);
+	return r;
+}
+
+static int lock_name(const char *base, struct cix_path_lock *lock)
+{
+	lock->name = xmalloc(strlen(base) + 6);
+	strcpy(lock->name, base);
+	strcat(lock->name, ".lock");
+	return 0;
+}
+
+static int take_lock(struct cix_store *s, struct cix_path_lock *lock, int nonblock,
+		     struct cix_err *err)
+{
+	for (;;) {
+		struct stat st;
+		int fd = openat(s->store_fd, lock->name,
+				O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0)
+			return cix_error_errno(err, -errno, "cannot open lock '%s'", lock->name);
+		if (flock(fd, LOCK_EX | (nonblock ? LOCK_NB : 0)) < 0) {
+			int e = -errno;
+			close(fd);
+			if (e == -EINTR)
+				continue;
+			return e == -EWOULDBLOCK ? e :
+			       cix_error_errno(err, e, "cannot lock '%s'", lock->name);
+		}
+		/* Its last holder deleted it after we opened it: take a fresh one. */
+		if (fstat(fd, &st) == 0 && st.st_nlink == 0) {
+			close(fd);
+			continue;
+		}
+		lock->fd = fd;
+		return 0;
+	}
+}
+
+int cix_path_lock(struct cix_store *s, const char *path, struct cix_path_lock *lock,
+		  struct cix_err *err)
+{
+	struct cix_store_path_parts parts;
+	int r = cix_store_path_parse(s->store_dir, path, &parts, err);
+	if (r < 0)
+		return r;
+	lock_name(parts.base, lock);
+	if ((r = take_lock(s, lock, 0, err)) < 0) {
+		free(lock->name);
+		lock->name = NULL;
+	}
+	return r;
+}
+
+void cix_path_unlock(struct cix_store *s, struct cix_path_lock *lock)
+{
+	if (!lock->name)
+		return;
+	/* Unlink while holding it; waiters notice nlink 0 and retry. */
+	unlinkat(s->store_fd, lock->name, 0);
+	close(lock->fd);
+	free(lock->name);
+	lock->name = NULL;
+}
+
+/* Remove temporaries of adds that died: those whose lock nobody holds. */
+static void clean_tmp(struct cix_store *s)
+{
+	int fd = openat(s->store_fd, TMP_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct cix_path_lock lock = { .fd = -1 };
+		if (de->d_name[0] == '.' || cix_store_basename_check(de->d_name,
+								      strlen(de->d_name), NULL) < 0)
+			continue;
+		lock_name(de->d_name, &lock);
+		if (take_lock(s, &lock, 1, NULL) == 0) {
+			cix_remove_tree_at(fd, de->d_name, NULL);
+			cix_path_unlock(s, &lock);
+		}
+		free(lock.name);
+	}
+	closedir(d);
+}
+
+int cix_store_open(const char *store_dir, const char *state_dir,
+		   struct cix_store **out, struct cix_err *err)
+{
+	struct cix_store *s = xcalloc(1, sizeof(*s));
+	struct strbuf db = STRBUF_INIT;
+	int r;
+
+	s->store_fd = -1;
+	s->store_dir = xstrdup(store_dir ? store_dir : cix_store_dir());
+	s->state_dir = xstrdup(state_dir ? state_dir : cix_state_dir());
+	if ((r = cix_store_dir_check(s->store_dir, err)) < 0)
+		goto fail;
+	strbuf_addf(&db, "%s/db", s->state_dir);
+	if ((r = mkdirs(s->store_dir, err)) < 0 || (r = mkdirs(db.buf, err)) < 0)
+		goto fail;
+	s->store_fd = open(s->store_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (s->store_fd < 0) {
+		r = cix_error_errno(err, -errno, "cannot open store '%s'", s->store_dir);
+		goto fail;
+	}
+	if (mkdirat(s->store_fd, TMP_DIR, 0700) < 0 && errno != EEXIST) {
+		r = cix_error_errno(err, -errno, "cannot create '%s/%s'", s->store_dir, TMP_DIR);
+		goto fail;
+	}
+	strbuf_addstr(&db, "/db.sqlite");
+	if ((r = cix_db_open(db.buf, 1, &s->db, err)) < 0)
+		goto fail;
+	strbuf_release(&db);
+	clean_tmp(s);
+	*out = s;
+	return 0;
+fail:
+	strbuf_release(&db);
+	cix_store_close(s);
+	return r;
+}
+
+void cix_store_close(struct cix_store *s)
+{
+	if (!s)
+		return;
+	cix_db_close(s->db);
+	if (s->store_fd >= 0)
+		close(s->store_fd);
+	free(s->store_dir);
+	free(s->state_dir);
+	free(s);
+}
+
+int cix_store_check_path(struct cix_store *s, const char *path, struct cix_err *err)
+{
+	return cix_store_path_parse(s->store_dir, path, NULL, err);
+}
+
+int cix_remove_path(struct cix_store *s, const char *path, struct cix_err *err)
+{
+	struct cix_store_path_parts parts;
+	int r = cix_store_path_parse(s->store_dir, path, &parts, err);
+	return r < 0 ? r : cix_remove_tree_at(s->store_fd, parts.base, err);
+}
+
+/* ---- Adding content ---- */
+
+struct dumper {
+	const char *src;
+	int fd;
+	int r;
+	struct cix_err err;
+};
+
+static int sock_sink(void *opaque, const void *data, size_t len)
+{
+	struct dumper *d = opaque;
+	const char *p = data;
+	while (len) {
+		ssize_t n = send(d->fd, p, len, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void *dump_thread(void *arg)
+{
+	struct dumper *d = arg;
+	d->r = cix_nar_dump(d->src, sock_sink, d, &d->err);
+	shutdown(d->fd, SHUT_WR);
+	return NULL;
+}
+
+/*
+ * Copy src to the store's temporary name tmp through its NAR, the way every
+ * path enters the store, so that the copy is exactly what was hashed: the
+ * NAR hash and size come from the stream restored.
+ */
+static int copy_in(struct cix_store *s, const char *src, const char *tmp,
+		   struct cix_hash *nar_hash, uint64_t *nar_size, struct cix_err *err)
+{
+	struct dumper d = { .src = src };
+	struct strbuf target = STRBUF_INIT;
+	pthread_t th;
+	int sv[2], r;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return cix_error_errno(err, -errno, "cannot create socket pair");
+	d.fd = sv[0];
+	if (pthread_create(&th, NULL, dump_thread, &d)) {
+		close(sv[0]);
+		close(sv[1]);
+		return cix_error(err, -EAGAIN, "cannot create thread");
+	}
+	strbuf_addf(&target, "%s/%s/%s", s->store_dir, TMP_DIR, tmp);
+	r = cix_nar_restore(cix_fd_source_read, &sv[1], target.buf, nar_hash, nar_size, err);
+	close(sv[1]); /* a dump still writing gets EPIPE and stops */
+	pthread_join(th, NULL);
+	close(sv[0]);
+	if (d.r < 0) {
+		/* The source's own error explains a truncated stream best. */
+		if (err)
+			*err = d.err;
+		r = d.r;
+		if (!err || !err->msg[0])
+			cix_error_errno(err, r, "cannot read '%s'", src);
+	}
+	if (r < 0) {
+		int tfd = openat(s->store_fd, TMP_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (tfd >= 0) {
+			cix_remove_tree_at(tfd, tmp, NULL);
+			close(tfd);
+		}
+	}
+	strbuf_release(&target);
+	return r;
+}
+
+static int content_hash(const char *src, enum cix_add_method method, enum cix_hash_algo algo,
+			struct cix_hash *h, struct cix_err *err)
+{
+	return method == CIX_ADD_RECURSIVE ? cix_nar_hash_path(src, algo, h, NULL, err)
+					   : cix_hash_file(algo, src, h, err);
+}
+
+static void render_ca(struct strbuf *ca, enum cix_add_method method, const struct cix_hash *h)
+{
+	strbuf_addf(ca, "fixed:%s%s:", method == CIX_ADD_RECURSIVE ? "r:" : "",
+		    cix_hash_algo_name(h->algo));
+	cix_nixbase32_encode(ca, h->bytes, h->len);
+}
+
+/*
+ * Under the path's lock: drop an invalid leftover of an earlier crash, copy
+ * into the temporary directory, check the copy hashes as src did,
+ * canonicalise, rename into place, register.
+ */
+static int add_locked(struct cix_store *s, const char *src, const char *path,
+		      const char *base, enum cix_add_method method,
+		      const struct cix_hash *want, struct cix_err *err)
+{
+	struct cix_path_info info = { .path = (char *)path };
+	struct strbuf ca = STRBUF_INIT;
+	struct cix_hash got;
+	int tfd, r;
+
+	if ((r = cix_db_is_valid(s->db, path, err)) != 0)
+		return r < 0 ? r : 0;
+	if ((r = cix_remove_tree_at(s->store_fd, base, err)) < 0)
+		return r;
+	tfd = openat(s->store_fd, TMP_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (tfd < 0)
+		return cix_error_errno(err, -errno, "cannot open '%s/%s'", s->store_dir, TMP_DIR);
+	if ((r = cix_remove_tree_at(tfd, base, err)) < 0)
+		goto out;
+	if ((r = copy_in(s, src, base, &info.nar_hash, &info.nar_size, err)) < 0)
+		goto out;
+
+	/* What was copied must be what was hashed: src may have changed since. */
+	if (method == CIX_ADD_RECURSIVE && want->algo == CIX_HASH_SHA256) {
+		got = info.nar_hash;
+	} else {
+		struct strbuf t = STRBUF_INIT;
+		strbuf_addf(&t, "%s/%s/%s", s->store_dir, TMP_DIR, base);
+		r = content_hash(t.buf, method, want->algo, &got, err);
+		strbuf_release(&t);
+		if (r < 0)
+			goto fail;
+	}
+	if (memcmp(got.bytes, want->bytes, want->len)) {
+		r = cix_error(err, -CIX_EMISMATCH, "'%s' changed while being added", src);
+		goto fail;
+	}
+	if ((r = cix_canonicalise_at(tfd, base, err)) < 0)
+		goto fail;
+	if (renameat2(tfd, base, s->store_fd, base, RENAME_NOREPLACE) < 0) {
+		r = cix_error_errno(err, -errno, "cannot move '%s' into the store", base);
+		goto fail;
+	}
+	render_ca(&ca, method, want);
+	info.ca = ca.buf;
+	if ((r = cix_db_register(s->db, &info, 1, err)) < 0)
+		cix_remove_tree_at(s->store_fd, base, NULL);
+	goto out;
+fail:
+	cix_remove_tree_at(tfd, base, NULL);
+out:
+	strbuf_release(&ca);
+	close(tfd);
+	return r;
+}
+
+int cix_store_add(struct cix_store *s, const char *src, enum cix_add_method method,
+		  enum cix_hash_algo algo, struct strbuf *out, struct cix_err *err)
+{
+	struct cix_path_lock lock;
+	struct cix_hash h;
+	struct strbuf path = STRBUF_INIT;
+	char *copy = xstrdup(src), *name;
+	size_t len = strlen(copy);
+	int r;
+
+	while (len > 1 && copy[len - 1] == '/')
+		copy[--len] = '\0';
+	name = basename(copy);
+	if ((r = content_hash(src, method, algo, &h, err)) < 0)
+		goto out;
+	if ((r = cix_store_path_make_fixed(&path, s->store_dir, name,
+					   method == CIX_ADD_RECURSIVE, &h, err)) < 0)
+		goto out;
+	if ((r = cix_db_is_valid(s->db, path.buf, err)) != 0) {
+		if (r > 0)
+			r = 0;
+		goto done;
+	}
+	if ((r = cix_path_lock(s, path.buf, &lock, err)) < 0)
+		goto out;
+	r = add_locked(s, src, path.buf, path.buf + strlen(s->store_dir) + 1, method, &h, err);
+	cix_path_unlock(s, &lock);
+done:
+	if (!r)
+		strbuf_addstr(out, path.buf);
+out:
+	strbuf_release(&path);
+	free(copy);
+	return r;
+}

@@ -1,0 +1,77 @@
+/* store.h - the local store: layout, locking, adding and registering paths */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef CIX_STORE_H
+#define CIX_STORE_H
+
+#include "db.h"
+#include "err.h"
+#include "hash.h"
+#include "strbuf.h"
+
+/*
+ * A store is a directory of paths (default /cix/store, $CIX_STORE_DIR) and
+ * a state directory (default /var/cix, $CIX_STATE_DIR) holding the
+ * database db/db.sqlite. Content being added is written to
+ * STORE/.cix-tmp/ under the final path's base name, while the per-path lock
+ * STORE/BASE.lock is held, canonicalised, renamed into place, and becomes
+ * valid when its database row commits. Leftovers of a crash (temporary
+ * trees, invalid paths) are removed when the lock is next taken, and
+ * temporaries by cix_store_open.
+ */
+struct cix_store {
+	char *store_dir;
+	char *state_dir;
+	int store_fd;           /* the store directory, O_PATH */
+	struct cix_db *db;
+};
+
+/* $CIX_STATE_DIR or "/var/cix". */
+const char *cix_state_dir(void);
+
+/*
+ * Open the store, creating its directories and database if needed.
+ * store_dir/state_dir may be NULL for the defaults.
+ */
+int cix_store_open(const char *store_dir, const char *state_dir,
+		   struct cix_store **out, struct cix_err *err);
+void cix_store_close(struct cix_store *s);
+
+/* How cix_store_add hashes content (nix-store --add / --add-fixed). */
+enum cix_add_method {
+	CIX_ADD_FLAT,        /* hash of the file's contents */
+	CIX_ADD_RECURSIVE,   /* hash of the NAR */
+};
+
+/*
+ * Copy the file or tree at src into the store as a content-addressed path
+ * named after src's base name, and append that path to out. With
+ * CIX_ADD_RECURSIVE and sha256 this is a "source" path, as nix-store --add
+ * makes. A path already valid is not copied again.
+ */
+int cix_store_add(struct cix_store *s, const char *src, enum cix_add_method method,
+		  enum cix_hash_algo algo, struct strbuf *out, struct cix_err *err);
+
+/* Remove a store path's files (not its database row); missing is fine. */
+int cix_remove_path(struct cix_store *s, const char *path, struct cix_err *err);
+
+/* Check that path is a store path of s (syntax only); a message if not. */
+int cix_store_check_path(struct cix_store *s, const char *path, struct cix_err *err);
+
+/* A held per-path lock. */
+struct cix_path_lock {
+	int fd;
+	char *name;   /* BASE.lock, relative to the store directory */
+};
+
+/*
+ * Take the lock of a store path (blocking). A lock file that its previous
+ * holder unlinked is detected (nlink 0) and the lock taken again.
+ */
+int cix_path_lock(struct cix_store *s, const char *path, struct cix_path_lock *lock,
+		  struct cix_err *err);
+void cix_path_unlock(struct cix_store *s, struct cix_path_lock *lock);
+
+/* Canonicalise a tree in place: mtime 1, 0444/0555, no setuid/setgid. */
+int cix_canonicalise_at(int dirfd, const char *name, struct cix_err *err);
+
+#endif
