@@ -109,6 +109,10 @@ static const struct op {
 	  "query the store; MODE is one of the options below" },
 	{ "restore", 0, 1, 0, op_restore, "--restore PATH",
 	  "create PATH (which must not exist) from a NAR on standard input" },
+	{ "verify", 0, 0, 1, op_verify, "--verify [--check-contents] [--repair]",
+	  "check that every valid path exists (and is unmodified)" },
+	{ "verify-path", 0, -1, 1, op_verify_path, "--verify-path PATH...",
+	  "check that each PATH is unmodified" },
 };
 
 static const struct modifier {
@@ -128,6 +132,8 @@ static const struct modifier {
 	{ "outputs", 0, QUERY_OUTPUTS, "the outputs of the derivation PATH" },
 	{ "recursive", 0, 0, "with --add-fixed: hash the NAR, not the file" },
 	{ "print-invalid", 0, 0, "with --check-validity: print invalid paths" },
+	{ "check-contents", 0, 0, "with --verify: also re-hash every path" },
+	{ "repair", 0, 0, "with --verify: repair what can be repaired" },
 };
 
 static void usage(FILE *f)
@@ -191,6 +197,10 @@ int cmd_store(int argc, char **argv)
 				flags.query = mod->query;
 			} else if (!strcmp(mod->name, "recursive")) {
 				flags.recursive = 1;
+			} else if (!strcmp(mod->name, "check-contents")) {
+				flags.check_contents = 1;
+			} else if (!strcmp(mod->name, "repair")) {
+				flags.repair = 1;
 			} else {
 				flags.print_invalid = 1;
 			}

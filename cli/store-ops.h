@@ -10,6 +10,8 @@ struct store_flags {
 	int recursive;       /* --recursive (for --add-fixed) */
 	int print_invalid;   /* --print-invalid (for --check-validity) */
 	int query;           /* the query mode, a QUERY_* */
+	int check_contents;  /* --check-contents (for --verify) */
+	int repair;          /* --repair (for --verify) */
 };
 
 enum {
@@ -22,6 +24,8 @@ int op_add(struct cix_store *s, const struct store_flags *f, char **args, int na
 int op_add_fixed(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_query(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_check_validity(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
+int op_verify(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
+int op_verify_path(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_delete(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 
 #endif

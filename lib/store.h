@@ -57,6 +57,14 @@ int cix_remove_path(struct cix_store *s, const char *path, struct cix_err *err);
 /* Check that path is a store path of s (syntax only); a message if not. */
 int cix_store_check_path(struct cix_store *s, const char *path, struct cix_err *err);
 
+/*
+ * Check a valid path: that it exists and, with check_contents, that its NAR
+ * still has the recorded hash and size. -ENOENT when it disappeared
+ * (-CIX_ENOTFOUND when it is not valid), -CIX_EMISMATCH when modified.
+ */
+int cix_store_verify_path(struct cix_store *s, const char *path, int check_contents,
+			  struct cix_err *err);
+
 /* A held per-path lock. */
 struct cix_path_lock {
 	int fd;

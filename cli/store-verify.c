@@ -1,0 +1,99 @@
+/* store-verify.c - cix store --verify and --verify-path */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "cix.h"
+#include "store-ops.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct verify {
+	struct cix_store *s;
+	const struct store_flags *f;
+	char **paths;
+	size_t nr, alloc;
+};
+
+static int collect(const char *path, void *opaque)
+{
+	struct verify *v = opaque;
+	ALLOC_GROW(v->paths, v->nr + 1, v->alloc);
+	v->paths[v->nr++] = xstrdup(path);
+	return 0;
+}
+
+static int has_referrer(const char *path, void *opaque)
+{
+	if (strcmp(path, (const char *)opaque))
+		return -CIX_EEXIST; /* stop: one other referrer is enough */
+	return 0;
+}
+
+/* A path that vanished is dropped from the database unless others need it. */
+static int disappeared(struct verify *v, const char *path)
+{
+	struct cix_err err = { 0 };
+	int r = cix_db_referrers(v->s->db, path, has_referrer, (void *)path, &err);
+	if (r == -CIX_EEXIST) {
+		error("path '%s' disappeared, but it still has valid referrers!", path);
+		return 1;
+	}
+	if (r < 0 || cix_db_invalidate(v->s->db, path, &err) < 0) {
+		error_err(&err);
+		return 1;
+	}
+	fprintf(stderr, "path '%s' disappeared, removing from database\n", path);
+	return 0;
+}
+
+/* Returns the number of problems left. */
+static int verify_paths(struct verify *v, int check_contents)
+{
+	int problems = 0;
+	for (size_t i = 0; i < v->nr; i++) {
+		struct cix_err err = { 0 };
+		int r = cix_store_verify_path(v->s, v->paths[i], check_contents, &err);
+		if (r == -ENOENT)
+			problems += disappeared(v, v->paths[i]);
+		else if (r < 0) {
+			error_err(&err);
+			if (r == -CIX_EMISMATCH && v->f->repair)
+				error("cannot repair '%s': no substitute is available", v->paths[i]);
+			problems++;
+		}
+	}
+	return problems;
+}
+
+static void release(struct verify *v)
+{
+	for (size_t i = 0; i < v->nr; i++)
+		free(v->paths[i]);
+	free(v->paths);
+}
+
+int op_verify(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
+{
+	struct verify v = { s, f, NULL, 0, 0 };
+	struct cix_err err = { 0 };
+	int problems;
+	if (cix_db_all_valid(s->db, collect, &v, &err) < 0) {
+		release(&v);
+		return error_err(&err);
+	}
+	problems = verify_paths(&v, f->check_contents);
+	release(&v);
+	return problems ? EXIT_FAIL : 0;
+}
+
+int op_verify_path(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
+{
+	struct verify v = { s, f, NULL, 0, 0 };
+	int problems;
+	for (int i = 0; i < nargs; i++)
+		collect(args[i], &v);
+	problems = verify_paths(&v, 1);
+	release(&v);
+	return problems ? EXIT_FAIL : 0;
+}

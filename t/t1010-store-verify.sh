@@ -1,0 +1,50 @@
+#!/bin/sh
+# t1010-store-verify.sh - cix store --verify, --verify-path
+# SPDX-License-Identifier: GPL-3.0-or-later
+test_description='verifying the store: tampered and vanished paths are found'
+. "$(dirname "$0")/test-lib.sh"
+
+CIX_STORE_DIR=$TRASH_DIRECTORY/store
+CIX_STATE_DIR=$TRASH_DIRECTORY/state
+export CIX_STORE_DIR CIX_STATE_DIR
+
+test_expect_success 'a sound store verifies' '
+	echo one >one && echo two >two && mkdir d && echo x >d/x &&
+	p1=$(cix store --add one) && p2=$(cix store --add two) && p3=$(cix store --add d) &&
+	echo "$p1 $p2 $p3" >paths &&
+	cix store --verify 2>err && test_line_count = 0 err &&
+	cix store --verify --check-contents 2>err && test_line_count = 0 err &&
+	cix store --verify-path $p1 $p2 $p3
+'
+
+test_expect_success 'tampered content is reported by --check-contents only' '
+	set -- $(cat paths) &&
+	chmod u+w "$3" "$3/x" && echo y >"$3/x" &&
+	cix store --verify 2>err &&
+	test_expect_code 1 cix store --verify --check-contents 2>err &&
+	test_line_count = 1 err &&
+	grep -F "path '\''$3'\'' was modified" err &&
+	test_expect_code 1 cix store --verify-path "$3" 2>err &&
+	test_line_count = 1 err &&
+	cix store --verify-path "$1" &&
+	test_expect_code 1 cix store --verify --check-contents --repair 2>err &&
+	grep "cannot repair" err
+'
+
+test_expect_success 'a vanished path is dropped from the database' '
+	set -- $(cat paths) &&
+	rm -f "$2" &&
+	cix store --verify 2>err &&
+	grep -F "path '\''$2'\'' disappeared" err &&
+	test_expect_code 1 cix store --check-validity "$2" 2>/dev/null &&
+	cix store --verify 2>err && test_line_count = 0 err
+'
+
+test_expect_success 'a path that is not valid cannot be verified' '
+	test_expect_code 1 cix store --verify-path "$CIX_STORE_DIR/00000000000000000000000000000000-x" 2>err &&
+	grep "not valid" err &&
+	test_expect_code 1 cix store --verify-path /etc/passwd 2>err &&
+	test_line_count = 1 err
+'
+
+test_done
