@@ -130,6 +130,8 @@ static const struct modifier {
 	{ "size", 0, QUERY_SIZE, "the size of PATH's NAR" },
 	{ "valid-derivers", 0, QUERY_VALID_DERIVERS, "valid derivations that output PATH" },
 	{ "outputs", 0, QUERY_OUTPUTS, "the outputs of the derivation PATH" },
+	{ "tree", 0, QUERY_TREE, "the closure of PATH as a tree" },
+	{ "graph", 0, QUERY_GRAPH, "the closure of PATH as a Graphviz graph" },
 	{ "recursive", 0, 0, "with --add-fixed: hash the NAR, not the file" },
 	{ "print-invalid", 0, 0, "with --check-validity: print invalid paths" },
 	{ "check-contents", 0, 0, "with --verify: also re-hash every path" },

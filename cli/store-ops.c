@@ -127,6 +127,7 @@ struct topo {
 	const struct pathset *ps;
 	unsigned char *seen;
 	struct cix_err *err;
+	struct strbuf *out;   /* lines go here if set, else to stdout */
 };
 
 static int topo_visit(struct topo *t, size_t i)
@@ -143,18 +144,100 @@ static int topo_visit(struct topo *t, size_t i)
 			r = topo_visit(t, (size_t)j);
 	}
 	set_release(&refs);
-	if (!r)
+	if (!r && t->out)
+		strbuf_addf(t->out, "%s\n", t->ps->v[i]);
+	else if (!r)
 		puts(t->ps->v[i]);
 	return r;
 }
 
 static int print_topo(struct cix_store *s, const struct pathset *ps, struct cix_err *err)
 {
-	struct topo t = { s, ps, xcalloc(ps->nr + 1, 1), err };
+	struct topo t = { s, ps, xcalloc(ps->nr + 1, 1), err, NULL };
 	int r = 0;
 	for (size_t i = 0; !r && i < ps->nr; i++)
 		r = topo_visit(&t, i);
 	free(t.seen);
+	return r;
+}
+
+/*
+ * --tree: each path, then its references (dependencies first), drawn with
+ * the box characters nix-store uses; a path already shown gets " [...]".
+ */
+static int print_tree(struct cix_store *s, const char *path, const char *first,
+		      const char *tail, struct pathset *done, struct cix_err *err)
+{
+	struct pathset refs = { 0 };
+	struct strbuf order = STRBUF_INIT;
+	int r;
+
+	if (set_find(done, path) >= 0) {
+		printf("%s%s [...]\n", first, path);
+		return 0;
+	}
+	set_add(path, done);
+	printf("%s%s\n", first, path);
+	if ((r = cix_db_references(s->db, path, set_add, &refs, err)) < 0)
+		goto out;
+	/* Capture the topological order of the references, then recurse. */
+	struct topo t = { s, &refs, xcalloc(refs.nr + 1, 1), err, &order };
+	for (size_t i = 0; !r && i < refs.nr; i++)
+		r = topo_visit(&t, i);
+	free(t.seen);
+	size_t n = 0, k = 0;
+	for (size_t i = 0; i < order.len; i++)
+		n += order.buf[i] == '\n';
+	for (char *line = order.buf, *nl; !r && k < n; line = nl + 1, k++) {
+		nl = strchr(line, '\n');
+		*nl = '\0';
+		int last = k + 1 == n;
+		struct strbuf f = STRBUF_INIT, tl = STRBUF_INIT;
+		strbuf_addf(&f, "%s%s", tail, last ? "\u2514\u2500\u2500\u2500" : "\u251c\u2500\u2500\u2500");
+		strbuf_addf(&tl, "%s%s", tail, last ? "    " : "\u2502   ");
+		r = print_tree(s, line, f.buf, tl.buf, done, err);
+		strbuf_release(&f);
+		strbuf_release(&tl);
+	}
+out:
+	strbuf_release(&order);
+	set_release(&refs);
+	return r;
+}
+
+/* --graph: the closure as Graphviz dot, edges from references to referrers. */
+static int print_graph(struct cix_store *s, struct pathset *work, struct cix_err *err)
+{
+	static const char *const colours[] = { "black", "red", "green", "blue", "magenta",
+					       "burlywood" };
+	struct pathset done = { 0 };
+	size_t colour = 0;
+	int r = 0;
+	puts("digraph G {");
+	while (!r && work->nr) {
+		char *p = work->v[0];
+		memmove(work->v, work->v + 1, --work->nr * sizeof(*work->v));
+		if (set_find(&done, p) < 0) {
+			struct pathset refs = { 0 };
+			const char *base = strrchr(p, '/') + 1, *name = base + 33;
+			set_add(p, &done);
+			printf("\"%s\" [label = \"%s\", shape = box, style = filled, "
+			       "fillcolor = \"#ff0000\"];\n", base, name);
+			r = cix_db_references(s->db, p, set_add, &refs, err);
+			for (size_t i = 0; !r && i < refs.nr; i++) {
+				if (!strcmp(refs.v[i], p))
+					continue;
+				set_add(refs.v[i], work);
+				printf("\"%s\" -> \"%s\" [color = \"%s\"];\n",
+				       strrchr(refs.v[i], '/') + 1, base,
+				       colours[colour++ % ARRAY_SIZE(colours)]);
+			}
+			set_release(&refs);
+		}
+		free(p);
+	}
+	puts("}");
+	set_release(&done);
 	return r;
 }
 
@@ -212,9 +295,25 @@ int op_query(struct cix_store *s, const struct store_flags *f, char **args, int 
 	for (int i = 0; !r && i < nargs; i++) {
 		if ((r = cix_store_check_path(s, args[i], &err)) < 0)
 			break;
-		r = query_one(s, f->query, args[i], &ps, &err);
+		if (f->query == QUERY_TREE) {
+			struct pathset done = { 0 };
+			if ((r = cix_db_is_valid(s->db, args[i], &err)) == 0)
+				r = cix_error(&err, -CIX_ENOTFOUND, "path '%s' is not valid", args[i]);
+			if (r > 0)
+				r = print_tree(s, args[i], "", "", &done, &err);
+			set_release(&done);
+		} else if (f->query == QUERY_GRAPH) {
+			if ((r = cix_db_is_valid(s->db, args[i], &err)) == 0)
+				r = cix_error(&err, -CIX_ENOTFOUND, "path '%s' is not valid", args[i]);
+			if (r > 0)
+				r = set_add(args[i], &ps);
+		} else {
+			r = query_one(s, f->query, args[i], &ps, &err);
+		}
 	}
-	if (!r && ps.nr)
+	if (!r && f->query == QUERY_GRAPH)
+		r = print_graph(s, &ps, &err);
+	else if (!r && ps.nr)
 		r = print_topo(s, &ps, &err);
 	set_release(&ps);
 	return r < 0 ? error_err(&err) : 0;
