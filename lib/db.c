@@ -198,6 +198,11 @@ void cix_path_info_release(struct cix_path_info *info)
 	free(info->refs);
 	free(info->sigs);
 	free(info->ca);
+	for (size_t i = 0; i < info->nr_outputs; i++) {
+		free(info->outputs[i].id);
+		free(info->outputs[i].path);
+	}
+	free(info->outputs);
 	memset(info, 0, sizeof(*info));
 }
 
@@ -371,6 +376,10 @@ int cix_db_register(struct cix_db *db, const struct cix_path_info *infos, size_t
 		r = register_one(db, &infos[i], now, err);
 	for (size_t i = 0; !r && i < n; i++)
 		r = add_refs(db, &infos[i], err);
+	for (size_t i = 0; !r && i < n; i++)
+		for (size_t k = 0; !r && k < infos[i].nr_outputs; k++)
+			r = cix_db_add_drv_output(db, infos[i].path, infos[i].outputs[k].id,
+						  infos[i].outputs[k].path, err);
 	if (!r)
 		r = exec(db, "commit", err);
 	if (r < 0)

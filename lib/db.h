@@ -34,6 +34,12 @@ struct cix_path_info {
 	size_t nr_refs;
 	char *sigs;                 /* space-separated, NULL if none */
 	char *ca;                   /* content address, e.g. "fixed:r:sha256:..." */
+	/* For a derivation: its outputs, recorded in DerivationOutputs. */
+	struct cix_drv_output_row {
+		char *id;
+		char *path;
+	} *outputs;
+	size_t nr_outputs;
 };
 
 void cix_path_info_release(struct cix_path_info *info);

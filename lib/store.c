@@ -5,6 +5,7 @@
 #include "nar.h"
 #include "nar-read.h"
 #include "store-path.h"
+#include "drv.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -194,6 +195,26 @@ int cix_remove_path(struct cix_store *s, const char *path, struct cix_err *err)
 	struct cix_store_path_parts parts;
 	int r = cix_store_path_parse(s->store_dir, path, &parts, err);
 	return r < 0 ? r : cix_remove_tree_at(s->store_fd, parts.base, err);
+}
+
+int cix_store_drv_outputs(struct cix_store *s, struct cix_path_info *info, const char *file,
+			  struct cix_err *err)
+{
+	size_t len = strlen(info->path);
+	struct cix_drv *drv;
+	int r;
+	if (len < 4 || strcmp(info->path + len - 4, ".drv"))
+		return 0;
+	if ((r = cix_drv_parse_file(file, s->store_dir, &drv, err)) < 0)
+		return r;
+	info->outputs = xcalloc(drv->nr_outputs + 1, sizeof(*info->outputs));
+	for (size_t i = 0; i < drv->nr_outputs; i++) {
+		info->outputs[i].id = xstrdup(drv->outputs[i].name);
+		info->outputs[i].path = xstrdup(drv->outputs[i].path);
+	}
+	info->nr_outputs = drv->nr_outputs;
+	cix_drv_free(drv);
+	return 0;
 }
 
 /* ---- Adding content ---- */

@@ -54,6 +54,13 @@ int cix_store_add(struct cix_store *s, const char *src, enum cix_add_method meth
 /* Remove a store path's files (not its database row); missing is fine. */
 int cix_remove_path(struct cix_store *s, const char *path, struct cix_err *err);
 
+/*
+ * If info->path is a derivation, parse its file (file: where it is now) and
+ * fill info->outputs, so that registering it records its outputs.
+ */
+int cix_store_drv_outputs(struct cix_store *s, struct cix_path_info *info, const char *file,
+			  struct cix_err *err);
+
 /* Check that path is a store path of s (syntax only); a message if not. */
 int cix_store_check_path(struct cix_store *s, const char *path, struct cix_err *err);
 
