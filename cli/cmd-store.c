@@ -40,13 +40,7 @@ static int op_dump(struct cix_store *s, const struct store_flags *f, char **args
  * it needs; whatever is left in the buffer or on the fd afterwards is
  * trailing data.
  */
-struct stdin_source {
-	int fd;
-	size_t pos, len;
-	unsigned char buf[64 * 1024];
-};
-
-static ssize_t stdin_read(void *opaque, void *buf, size_t len)
+ssize_t stdin_read(void *opaque, void *buf, size_t len)
 {
 	struct stdin_source *s = opaque;
 	if (s->pos == s->len) {
@@ -105,6 +99,10 @@ static const struct op {
 	  "delete PATH from the store, unless another valid path refers to it" },
 	{ "dump", 0, 1, 0, op_dump, "--dump PATH",
 	  "write the NAR serialisation of PATH to standard output" },
+	{ "export", 0, -1, 1, op_export, "--export PATH...",
+	  "write PATH... as an export stream (dependencies first)" },
+	{ "import", 0, 0, 1, op_import, "--import",
+	  "import an export stream from standard input, all or nothing" },
 	{ "query", 'q', -1, 1, op_query, "-q, --query MODE PATH...",
 	  "query the store; MODE is one of the options below" },
 	{ "restore", 0, 1, 0, op_restore, "--restore PATH",

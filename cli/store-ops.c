@@ -46,24 +46,18 @@ int op_add_fixed(struct cix_store *s, const struct store_flags *f, char **args, 
 
 /* ---- Queries ---- */
 
-/* A sorted set of paths, for closures and for printing in Nix's order. */
-struct pathset {
-	char **v;
-	size_t nr, alloc;
-};
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static long set_find(const struct pathset *ps, const char *p)
+long set_find(const struct pathset *ps, const char *p)
 {
 	char **hit = ps->nr ? bsearch(&p, ps->v, ps->nr, sizeof(*ps->v), cmp_str) : NULL;
 	return hit ? hit - ps->v : -1;
 }
 
-static int set_add(const char *path, void *opaque)
+int set_add(const char *path, void *opaque)
 {
 	struct pathset *ps = opaque;
 	size_t lo = 0, hi = ps->nr;
@@ -84,7 +78,7 @@ static int set_add(const char *path, void *opaque)
 	return 0;
 }
 
-static void set_release(struct pathset *ps)
+void set_release(struct pathset *ps)
 {
 	for (size_t i = 0; i < ps->nr; i++)
 		free(ps->v[i]);
@@ -137,7 +131,10 @@ static int topo_visit(struct topo *t, size_t i)
 	if (t->seen[i])
 		return 0;
 	t->seen[i] = 1;
+	/* Outputs of a derivation may not be valid: they then refer to nothing. */
 	r = cix_db_references(t->s->db, t->ps->v[i], set_add, &refs, t->err);
+	if (r == -CIX_ENOTFOUND)
+		r = 0;
 	for (size_t k = 0; !r && k < refs.nr; k++) {
 		long j = set_find(t->ps, refs.v[k]);
 		if (j >= 0 && (size_t)j != i)
@@ -151,9 +148,10 @@ static int topo_visit(struct topo *t, size_t i)
 	return r;
 }
 
-static int print_topo(struct cix_store *s, const struct pathset *ps, struct cix_err *err)
+int topo_print(struct cix_store *s, const struct pathset *ps, struct strbuf *out,
+	       struct cix_err *err)
 {
-	struct topo t = { s, ps, xcalloc(ps->nr + 1, 1), err, NULL };
+	struct topo t = { s, ps, xcalloc(ps->nr + 1, 1), err, out };
 	int r = 0;
 	for (size_t i = 0; !r && i < ps->nr; i++)
 		r = topo_visit(&t, i);
@@ -181,10 +179,7 @@ static int print_tree(struct cix_store *s, const char *path, const char *first,
 	if ((r = cix_db_references(s->db, path, set_add, &refs, err)) < 0)
 		goto out;
 	/* Capture the topological order of the references, then recurse. */
-	struct topo t = { s, &refs, xcalloc(refs.nr + 1, 1), err, &order };
-	for (size_t i = 0; !r && i < refs.nr; i++)
-		r = topo_visit(&t, i);
-	free(t.seen);
+	r = topo_print(s, &refs, &order, err);
 	size_t n = 0, k = 0;
 	for (size_t i = 0; i < order.len; i++)
 		n += order.buf[i] == '\n';
@@ -241,12 +236,6 @@ static int print_graph(struct cix_store *s, struct pathset *work, struct cix_err
 	return r;
 }
 
-static int print_path(const char *path, void *opaque)
-{
-	puts(path);
-	return 0;
-}
-
 static int query_one(struct cix_store *s, int mode, const char *path, struct pathset *ps,
 		     struct cix_err *err)
 {
@@ -264,9 +253,9 @@ static int query_one(struct cix_store *s, int mode, const char *path, struct pat
 	case QUERY_REFERRERS_CLOSURE:
 		return closure(s, cix_db_referrers, path, ps, err);
 	case QUERY_VALID_DERIVERS:
-		return cix_db_valid_derivers(s->db, path, print_path, NULL, err);
+		return cix_db_valid_derivers(s->db, path, set_add, ps, err);
 	case QUERY_OUTPUTS:
-		return cix_db_drv_outputs(s->db, path, print_path, NULL, err);
+		return cix_db_drv_outputs(s->db, path, set_add, ps, err);
 	}
 	if ((r = cix_db_query(s->db, path, &info, err)) < 0)
 		return r;
@@ -314,7 +303,7 @@ int op_query(struct cix_store *s, const struct store_flags *f, char **args, int 
 	if (!r && f->query == QUERY_GRAPH)
 		r = print_graph(s, &ps, &err);
 	else if (!r && ps.nr)
-		r = print_topo(s, &ps, &err);
+		r = topo_print(s, &ps, NULL, &err);
 	set_release(&ps);
 	return r < 0 ? error_err(&err) : 0;
 }

@@ -20,6 +20,31 @@ enum {
 	QUERY_VALID_DERIVERS, QUERY_OUTPUTS, QUERY_TREE, QUERY_GRAPH,
 };
 
+/* A sorted set of store paths. */
+struct pathset {
+	char **v;
+	size_t nr, alloc;
+};
+long set_find(const struct pathset *ps, const char *p);
+int set_add(const char *path, void *opaque /* struct pathset * */);
+void set_release(struct pathset *ps);
+/*
+ * The paths of ps in nix-store's order: depth-first in sorted order, each
+ * after the paths of ps it refers to. Lines go to out, or stdout if NULL.
+ */
+int topo_print(struct cix_store *s, const struct pathset *ps, struct strbuf *out,
+	       struct cix_err *err);
+
+/* Standard input through a 64 KiB buffer, as a cix_source_fn. */
+struct stdin_source {
+	int fd;
+	size_t pos, len;
+	unsigned char buf[64 * 1024];
+};
+ssize_t stdin_read(void *opaque /* struct stdin_source * */, void *buf, size_t len);
+
+int op_export(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
+int op_import(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_add(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_add_fixed(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_query(struct cix_store *s, const struct store_flags *f, char **args, int nargs);

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,13 @@ static void clean_tmp(struct cix_store *s)
 	}
 	while ((de = readdir(d))) {
 		struct cix_path_lock lock = { .fd = -1 };
+		long pid;
+		/* An import's temporary is named after its process. */
+		if (sscanf(de->d_name, "import-%ld-", &pid) == 1) {
+			if (pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+				cix_remove_tree_at(fd, de->d_name, NULL);
+			continue;
+		}
 		if (de->d_name[0] == '.' || cix_store_basename_check(de->d_name,
 								      strlen(de->d_name), NULL) < 0)
 			continue;

@@ -4,6 +4,7 @@
 #define CIX_STORE_H
 
 #include "db.h"
+#include "nar.h"
 #include "err.h"
 #include "hash.h"
 #include "strbuf.h"
@@ -60,6 +61,15 @@ int cix_remove_path(struct cix_store *s, const char *path, struct cix_err *err);
  */
 int cix_store_drv_outputs(struct cix_store *s, struct cix_path_info *info, const char *file,
 			  struct cix_err *err);
+
+/*
+ * Import one export stream (nix-store --export) from src: every path is
+ * checked, its references must be valid or come earlier in the stream, and
+ * then all of them become valid together, or none. imported (may be NULL)
+ * is called with each path of the stream, in order.
+ */
+int cix_store_import(struct cix_store *s, cix_source_fn src, void *src_opaque,
+		     cix_path_fn imported, void *opaque, struct cix_err *err);
 
 /* Check that path is a store path of s (syntax only); a message if not. */
 int cix_store_check_path(struct cix_store *s, const char *path, struct cix_err *err);

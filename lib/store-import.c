@@ -1,0 +1,203 @@
+/* store-import.c - import export streams into the store, all or nothing */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "store.h"
+#include "export.h"
+#include "nar-read.h"
+#include "store-path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/*
+ * Every NAR of the stream is restored under a temporary name first. Only
+ * when the whole stream has been read and checked are the paths locked (in
+ * sorted order, so that concurrent imports cannot deadlock), moved into
+ * place and registered, in one transaction: a truncated or corrupt stream
+ * registers nothing, and a crash leaves only invalid leftovers that the
+ * next opening of the store or add of the path removes.
+ */
+
+struct entry {
+	struct cix_path_info info;
+	char *tmp;       /* base name in the temporary directory, or NULL */
+	int skip;        /* already valid, or repeated in the stream */
+	int moved;       /* renamed into place, not yet registered */
+	struct cix_path_lock lock;
+};
+
+struct import {
+	struct cix_store *s;
+	struct entry *e;
+	size_t nr, alloc;
+	unsigned counter;
+};
+
+static int nar_target(void *opaque, char **target, struct cix_err *err)
+{
+	struct import *im = opaque;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s/.cix-tmp/import-%ld-%u", im->s->store_dir, (long)getpid(),
+		    im->counter++);
+	*target = strbuf_detach(&sb, NULL);
+	return 0;
+}
+
+static void discard(void *opaque, const char *target)
+{
+	cix_remove_tree_at(AT_FDCWD, target, NULL);
+}
+
+static int path_done(void *opaque, const char *target, const struct cix_import_info *in,
+		     struct cix_err *err)
+{
+	struct import *im = opaque;
+	struct entry *e;
+	ALLOC_GROW(im->e, im->nr + 1, im->alloc);
+	e = memset(&im->e[im->nr++], 0, sizeof(*e));
+	e->tmp = xstrdup(strrchr(target, '/') + 1);
+	e->info.path = xstrdup(in->meta.path);
+	e->info.nar_hash = in->nar_hash;
+	e->info.nar_size = in->nar_size;
+	if (in->meta.deriver)
+		e->info.deriver = xstrdup(in->meta.deriver);
+	e->info.refs = xcalloc(in->meta.nr_refs + 1, sizeof(char *));
+	for (size_t i = 0; i < in->meta.nr_refs; i++)
+		e->info.refs[i] = xstrdup(in->meta.refs[i]);
+	e->info.nr_refs = in->meta.nr_refs;
+	return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = *(struct entry *const *)a, *y = *(struct entry *const *)b;
+	return strcmp(x->info.path, y->info.path);
+}
+
+/* Each reference must be valid already, the path itself, or come earlier. */
+static int check_refs(struct import *im, struct cix_err *err)
+{
+	for (size_t i = 0; i < im->nr; i++) {
+		struct cix_path_info *in = &im->e[i].info;
+		for (size_t k = 0; k < in->nr_refs; k++) {
+			const char *ref = in->refs[k];
+			int found = !strcmp(ref, in->path);
+			for (size_t j = 0; !found && j < i; j++)
+				found = !strcmp(ref, im->e[j].info.path);
+			if (!found) {
+				int r = cix_db_is_valid(im->s->db, ref, err);
+				if (r < 0)
+					return r;
+				if (!r)
+					return cix_error(err, -CIX_ENOTFOUND,
+							 "cannot import '%s': its reference '%s' is neither valid nor earlier in the stream",
+							 in->path, ref);
+			}
+		}
+	}
+	return 0;
+}
+
+static int tmp_path(struct import *im, struct entry *e, struct strbuf *sb)
+{
+	strbuf_reset(sb);
+	strbuf_addf(sb, "%s/.cix-tmp/%s", im->s->store_dir, e->tmp);
+	return 0;
+}
+
+/* Lock, move into place and register every entry; all or nothing. */
+static int commit(struct import *im, struct cix_err *err)
+{
+	struct cix_store *s = im->s;
+	struct entry **order = xcalloc(im->nr + 1, sizeof(*order));
+	struct cix_path_info *infos = xcalloc(im->nr + 1, sizeof(*infos));
+	struct strbuf tmp = STRBUF_INIT;
+	size_t n = 0;
+	int tfd = -1, r = 0;
+
+	for (size_t i = 0; i < im->nr; i++)
+		order[i] = &im->e[i];
+	qsort(order, im->nr, sizeof(*order), cmp_entry);
+	for (size_t i = 0; !r && i < im->nr; i++) {
+		if (i && !strcmp(order[i - 1]->info.path, order[i]->info.path)) {
+			order[i]->skip = 1; /* the same path twice: keep the first lock */
+			continue;
+		}
+		r = cix_path_lock(s, order[i]->info.path, &order[i]->lock, err);
+	}
+	tfd = openat(s->store_fd, ".cix-tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (!r && tfd < 0)
+		r = cix_error_errno(err, -errno, "cannot open '%s/.cix-tmp'", s->store_dir);
+	for (size_t i = 0; !r && i < im->nr; i++) {
+		struct entry *e = &im->e[i];
+		const char *base = e->info.path + strlen(s->store_dir) + 1;
+		if (e->skip)
+			continue;
+		if ((r = cix_db_is_valid(s->db, e->info.path, err)) != 0) {
+			e->skip = r > 0;
+			r = r > 0 ? 0 : r;
+			continue;
+		}
+		tmp_path(im, e, &tmp);
+		if ((r = cix_store_drv_outputs(s, &e->info, tmp.buf, err)) < 0 ||
+		    (r = cix_remove_tree_at(s->store_fd, base, err)) < 0 ||
+		    (r = cix_canonicalise_at(tfd, e->tmp, err)) < 0)
+			break;
+		if (renameat2(tfd, e->tmp, s->store_fd, base, RENAME_NOREPLACE) < 0) {
+			r = cix_error_errno(err, -errno, "cannot move '%s' into the store", base);
+			break;
+		}
+		e->moved = 1;
+		infos[n++] = e->info;
+	}
+	if (!r && n)
+		r = cix_db_register(s->db, infos, n, err);
+	for (size_t i = 0; i < im->nr; i++) {
+		struct entry *e = &im->e[i];
+		if (r < 0 && e->moved)
+			cix_remove_path(s, e->info.path, NULL);
+		if (e->lock.name)
+			cix_path_unlock(s, &e->lock);
+	}
+	if (tfd >= 0)
+		close(tfd);
+	strbuf_release(&tmp);
+	free(infos);
+	free(order);
+	return r;
+}
+
+static void release(struct import *im)
+{
+	for (size_t i = 0; i < im->nr; i++) {
+		struct entry *e = &im->e[i];
+		if (e->tmp && !e->moved) {
+			struct strbuf sb = STRBUF_INIT;
+			tmp_path(im, e, &sb);
+			cix_remove_tree_at(AT_FDCWD, sb.buf, NULL);
+			strbuf_release(&sb);
+		}
+		free(e->tmp);
+		cix_path_info_release(&e->info);
+	}
+	free(im->e);
+}
+
+int cix_store_import(struct cix_store *s, cix_source_fn src, void *src_opaque,
+		     cix_path_fn imported, void *opaque, struct cix_err *err)
+{
+	static const struct cix_import_ops ops = { nar_target, path_done, discard };
+	struct import im = { .s = s };
+	int r = cix_import_parse(src, src_opaque, s->store_dir, &ops, &im, err);
+	if (!r)
+		r = check_refs(&im, err);
+	if (!r)
+		r = commit(&im, err);
+	for (size_t i = 0; !r && imported && i < im.nr; i++)
+		r = imported(im.e[i].info.path, opaque);
+	release(&im);
+	return r;
+}
