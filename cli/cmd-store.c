@@ -103,6 +103,8 @@ static const struct op {
 	  "write PATH... as an export stream (dependencies first)" },
 	{ "import", 0, 0, 1, op_import, "--import",
 	  "import an export stream from standard input, all or nothing" },
+	{ "optimise", 0, 0, 1, op_optimise, "--optimise",
+	  "hard-link identical files in the store" },
 	{ "query", 'q', -1, 1, op_query, "-q, --query MODE PATH...",
 	  "query the store; MODE is one of the options below" },
 	{ "restore", 0, 1, 0, op_restore, "--restore PATH",

@@ -51,6 +51,7 @@ int op_query(struct cix_store *s, const struct store_flags *f, char **args, int 
 int op_check_validity(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_verify(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_verify_path(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
+int op_optimise(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_delete(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 
 #endif

@@ -1,4 +1,4 @@
-/* store-verify.c - cix store --verify and --verify-path */
+/* store-verify.c - cix store --verify, --verify-path and --optimise */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
 #include "store-ops.h"
@@ -96,4 +96,15 @@ int op_verify_path(struct cix_store *s, const struct store_flags *f, char **args
 	problems = verify_paths(&v, 1);
 	release(&v);
 	return problems ? EXIT_FAIL : 0;
+}
+
+int op_optimise(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
+{
+	struct cix_store_optimise_stats st;
+	struct cix_err err = { 0 };
+	if (cix_store_optimise(s, &st, &err) < 0)
+		return error_err(&err);
+	printf("%.2f MiB freed by hard-linking %llu files\n",
+	       (double)st.bytes_freed / (1024 * 1024), (unsigned long long)st.files_linked);
+	return 0;
 }

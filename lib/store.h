@@ -71,6 +71,16 @@ int cix_store_drv_outputs(struct cix_store *s, struct cix_path_info *info, const
 int cix_store_import(struct cix_store *s, cix_source_fn src, void *src_opaque,
 		     cix_path_fn imported, void *opaque, struct cix_err *err);
 
+/* What cix_store_optimise did. */
+struct cix_store_optimise_stats {
+	uint64_t files_linked;   /* files replaced by a link to an identical one */
+	uint64_t bytes_freed;
+};
+
+/* Hard-link identical files of all valid paths through STORE/.links. */
+int cix_store_optimise(struct cix_store *s, struct cix_store_optimise_stats *st,
+		       struct cix_err *err);
+
 /* Check that path is a store path of s (syntax only); a message if not. */
 int cix_store_check_path(struct cix_store *s, const char *path, struct cix_err *err);
 

@@ -47,4 +47,23 @@ test_expect_success 'a path that is not valid cannot be verified' '
 	test_line_count = 1 err
 '
 
+test_expect_success '--optimise shares identical files and changes no NAR' '
+	mkdir oa ob &&
+	head -c 100000 /dev/urandom >oa/x && cp oa/x ob/x && cp oa/x ob/exe && chmod +x ob/exe &&
+	echo small >oa/s && cp oa/s ob/s &&
+	pa=$(cix store --add oa) && pb=$(cix store --add ob) &&
+	cix store --dump "$pa" >a.before && cix store --dump "$pb" >b.before &&
+	cix store --optimise >out &&
+	grep "freed by hard-linking 2 files" out &&
+	test "$(stat -c %i "$pa/x")" = "$(stat -c %i "$pb/x")" &&
+	test "$(stat -c %i "$pa/s")" = "$(stat -c %i "$pb/s")" &&
+	test "$(stat -c %i "$pb/exe")" != "$(stat -c %i "$pb/x")" &&
+	cix store --dump "$pa" >a.after && cix store --dump "$pb" >b.after &&
+	cmp a.before a.after && cmp b.before b.after &&
+	test "$(stat -c "%a %Y" "$pa")" = "555 1" &&
+	cix store --verify-path "$pa" "$pb" &&
+	cix store --optimise >out &&
+	grep "hard-linking 0 files" out
+'
+
 test_done
