@@ -120,6 +120,15 @@ test_expect_success 'concurrent adds of one path: one copy, all agree' '
 	test "$(ls store | grep -c "\\.lock\$")" = 0
 '
 
+test_expect_success '50 concurrent writers: every add registers' '
+	mkdir many &&
+	for i in $(seq 1 50); do echo "file $i" >many/f$i; done &&
+	for i in $(seq 1 50); do cix store --add many/f$i >many/out$i 2>many/err$i & done &&
+	wait &&
+	cat many/err* >errs && test_line_count = 0 errs &&
+	for i in $(seq 1 50); do cix store --check-validity "$(cat many/out$i)" || return 1; done
+'
+
 test_expect_success 'kill -9 during an add leaves no valid partial path' '
 	dd if=/dev/urandom of=huge bs=1M count=200 2>/dev/null &&
 	want=$(cix hash -r huge) &&
