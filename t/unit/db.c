@@ -31,12 +31,12 @@ static int gather(const char *path, void *opaque)
 
 int main(void)
 {
-	char dir[] = "/tmp/cix-db-XXXXXX", file[64];
+	char dir[256], file[300];
 	struct cix_err err = { 0 };
 	struct cix_db *db;
 	struct cix_path_info q;
 
-	if (!mkdtemp(dir))
+	if (tap_mkdtemp(dir, sizeof(dir), "db") < 0)
 		return 1;
 	snprintf(file, sizeof(file), "%s/db.sqlite", dir);
 	ok(cix_db_open(file, 0, &db, &err) < 0, "no database without create");
@@ -90,7 +90,7 @@ int main(void)
 	ok(cix_db_open(file, 0, &db, &err) == -CIX_EUNSUPPORTED, "newer schema refused: %s", err.msg);
 
 	strbuf_release(&got);
-	char cmd[128];
+	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
 		diag("cannot remove %s", dir);

@@ -542,19 +542,14 @@ static void test_nix_streams(void)
 
 int main(void)
 {
-	const char *t = getenv("TMPDIR");
-	snprintf(tmp, sizeof(tmp), "%s/cix-export-XXXXXX", t && *t ? t : "/tmp");
-	if (!mkdtemp(tmp)) {
-		perror("mkdtemp");
+	if (tap_mkdtemp(tmp, sizeof(tmp), "export") < 0)
 		return 1;
-	}
 	snprintf(src, sizeof(src), "%s/src", tmp);
 	snprintf(out, sizeof(out), "%s/out", tmp);
 	if (mkdir(src, 0755) || mkdir(out, 0755)) {
 		perror("mkdir");
 		return 1;
 	}
-	umask(022);
 
 	test_roundtrip();
 	test_writer_refuses();

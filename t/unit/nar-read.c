@@ -789,12 +789,8 @@ static void test_sources(void)
 
 int main(void)
 {
-	const char *t = getenv("TMPDIR");
-	snprintf(tmp, sizeof(tmp), "%s/cix-nar-read-XXXXXX", t && *t ? t : "/tmp");
-	if (!mkdtemp(tmp)) {
-		perror("mkdtemp");
+	if (tap_mkdtemp(tmp, sizeof(tmp), "nar-read") < 0)
 		return 1;
-	}
 	snprintf(work, sizeof(work), "%s/work", tmp);
 	snprintf(outside, sizeof(outside), "%s/outside", tmp);
 	snprintf(target, sizeof(target), "%s/target", work);
@@ -802,7 +798,6 @@ int main(void)
 		perror("mkdir");
 		return 1;
 	}
-	umask(022);
 
 	test_vectors();
 	test_roundtrip();

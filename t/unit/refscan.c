@@ -452,13 +452,8 @@ static void test_path(void)
 
 int main(void)
 {
-	const char *t = getenv("TMPDIR");
-	snprintf(tmp, sizeof(tmp), "%s/cix-refscan-XXXXXX", t && *t ? t : "/tmp");
-	if (!mkdtemp(tmp)) {
-		perror("mkdtemp");
+	if (tap_mkdtemp(tmp, sizeof(tmp), "refscan") < 0)
 		return 1;
-	}
-	umask(022);
 
 	test_invalid();
 	test_positions();

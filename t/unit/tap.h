@@ -10,6 +10,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 
 static int tap_count, tap_failed;
 
@@ -58,6 +60,23 @@ static void diag(const char *fmt, ...)
 #define is_mem(got, gotlen, want, wantlen, ...)                                 \
 	ok((size_t)(gotlen) == (size_t)(wantlen) &&                             \
 	   !memcmp((got), (want), (size_t)(wantlen)), __VA_ARGS__)
+
+/*
+ * Make a fresh directory $TMPDIR/cix-TAG-XXXXXX (TMPDIR defaults to /tmp)
+ * into buf, with umask 022 for predictable modes; 0, or -1 with a message.
+ */
+__attribute__((unused))
+static int tap_mkdtemp(char *buf, size_t size, const char *tag)
+{
+	const char *t = getenv("TMPDIR");
+	snprintf(buf, size, "%s/cix-%s-XXXXXX", t && *t ? t : "/tmp", tag);
+	if (!mkdtemp(buf)) {
+		perror("mkdtemp");
+		return -1;
+	}
+	umask(022);
+	return 0;
+}
 
 __attribute__((unused))
 static int done_testing(void)
