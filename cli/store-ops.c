@@ -86,77 +86,76 @@ void set_release(struct pathset *ps)
 	memset(ps, 0, sizeof(*ps));
 }
 
-typedef int (*list_fn)(struct cix_db *, const char *, cix_path_fn, void *, struct cix_err *);
-
-/* Add path and everything reachable from it through next to ps. */
-static int closure(struct cix_store *s, list_fn next, const char *path, struct pathset *ps,
-		   struct cix_err *err)
-{
-	struct pathset todo = { 0 };
-	int r = set_add(path, &todo);
-	while (!r && todo.nr) {
-		char *p = todo.v[--todo.nr];
-		if (set_find(ps, p) < 0) {
-			set_add(p, ps);
-			struct pathset nb = { 0 };
-			r = next(s->db, p, set_add, &nb, err);
-			for (size_t i = 0; !r && i < nb.nr; i++)
-				if (set_find(ps, nb.v[i]) < 0)
-					set_add(nb.v[i], &todo);
-			set_release(&nb);
-		}
-		free(p);
-	}
-	set_release(&todo);
-	return r;
-}
-
 /*
- * Print ps as nix-store does: depth-first over the paths in sorted order,
- * each after the paths it refers to (within ps), so that dependencies
- * come before what depends on them.
+ * Print g's paths as nix-store does: depth-first over the paths in sorted
+ * order, each after the paths it refers to (within g), so that
+ * dependencies come before what depends on them. The walk keeps its own
+ * stack: a chain of references may be as long as the store.
  */
-struct topo {
-	struct cix_store *s;
-	const struct pathset *ps;
-	unsigned char *seen;
-	struct cix_err *err;
-	struct strbuf *out;   /* lines go here if set, else to stdout */
-};
-
-static int topo_visit(struct topo *t, size_t i)
+static void graph_print(const struct cix_db_graph *g, struct strbuf *out)
 {
-	struct pathset refs = { 0 };
-	int r;
-	if (t->seen[i])
-		return 0;
-	t->seen[i] = 1;
-	/* Outputs of a derivation may not be valid: they then refer to nothing. */
-	r = cix_db_references(t->s->db, t->ps->v[i], set_add, &refs, t->err);
-	if (r == -CIX_ENOTFOUND)
-		r = 0;
-	for (size_t k = 0; !r && k < refs.nr; k++) {
-		long j = set_find(t->ps, refs.v[k]);
-		if (j >= 0 && (size_t)j != i)
-			r = topo_visit(t, (size_t)j);
+	struct frame {
+		size_t node, next;
+	} *stack = xcalloc(g->nr + 1, sizeof(*stack));
+	unsigned char *seen = xcalloc(g->nr + 1, 1);
+
+	for (size_t root = 0; root < g->nr; root++) {
+		size_t sp = 0;
+		if (seen[root])
+			continue;
+		seen[root] = 1;
+		stack[sp++] = (struct frame){ root, g->refs_at[root] };
+		while (sp) {
+			struct frame *f = &stack[sp - 1];
+			if (f->next < g->refs_at[f->node + 1]) {
+				size_t j = g->refs[f->next++];
+				if (!seen[j]) {   /* also skips a reference to itself */
+					seen[j] = 1;
+					stack[sp++] = (struct frame){ j, g->refs_at[j] };
+				}
+				continue;
+			}
+			if (out) {
+				strbuf_addstr(out, g->paths[f->node]);
+				strbuf_addch(out, '\n');
+			} else {
+				puts(g->paths[f->node]);
+			}
+			sp--;
+		}
 	}
-	set_release(&refs);
-	if (!r && t->out)
-		strbuf_addf(t->out, "%s\n", t->ps->v[i]);
-	else if (!r)
-		puts(t->ps->v[i]);
-	return r;
+	free(seen);
+	free(stack);
 }
 
 int topo_print(struct cix_store *s, const struct pathset *ps, struct strbuf *out,
 	       struct cix_err *err)
 {
-	struct topo t = { s, ps, xcalloc(ps->nr + 1, 1), err, out };
-	int r = 0;
-	for (size_t i = 0; !r && i < ps->nr; i++)
-		r = topo_visit(&t, i);
-	free(t.seen);
-	return r;
+	struct cix_db_graph g;
+	/* Outputs of a derivation may not be valid: they then refer to nothing. */
+	int r = cix_db_graph(s->db, (const char *const *)ps->v, ps->nr, CIX_DB_EDGES_PATH,
+			     &g, err);
+	if (r < 0)
+		return r;
+	graph_print(&g, out);
+	cix_db_graph_release(&g);
+	return 0;
+}
+
+/* -R and --referrers-closure of paths[0..n), in one query per closure. */
+static int closure_print(struct cix_store *s, int mode, char **paths, size_t n,
+			 struct cix_err *err)
+{
+	struct cix_db_graph g;
+	int r = cix_db_graph(s->db, (const char *const *)paths, n,
+			     mode == QUERY_REQUISITES ? CIX_DB_EDGES_REQUISITES
+						      : CIX_DB_EDGES_REFERRERS_CLOSURE,
+			     &g, err);
+	if (r < 0)
+		return r;
+	graph_print(&g, NULL);
+	cix_db_graph_release(&g);
+	return 0;
 }
 
 /*
@@ -248,10 +247,6 @@ static int query_one(struct cix_store *s, int mode, const char *path, struct pat
 		return cix_db_references(s->db, path, set_add, ps, err);
 	case QUERY_REFERRERS:
 		return cix_db_referrers(s->db, path, set_add, ps, err);
-	case QUERY_REQUISITES:
-		return closure(s, cix_db_references, path, ps, err);
-	case QUERY_REFERRERS_CLOSURE:
-		return closure(s, cix_db_referrers, path, ps, err);
 	case QUERY_VALID_DERIVERS:
 		return cix_db_valid_derivers(s->db, path, set_add, ps, err);
 	case QUERY_OUTPUTS:
@@ -296,11 +291,14 @@ int op_query(struct cix_store *s, const struct store_flags *f, char **args, int 
 				r = cix_error(&err, -CIX_ENOTFOUND, "path '%s' is not valid", args[i]);
 			if (r > 0)
 				r = set_add(args[i], &ps);
-		} else {
+		} else if (f->query != QUERY_REQUISITES &&
+			   f->query != QUERY_REFERRERS_CLOSURE) {
 			r = query_one(s, f->query, args[i], &ps, &err);
 		}
 	}
-	if (!r && f->query == QUERY_GRAPH)
+	if (!r && (f->query == QUERY_REQUISITES || f->query == QUERY_REFERRERS_CLOSURE))
+		r = closure_print(s, f->query, args, (size_t)nargs, &err);
+	else if (!r && f->query == QUERY_GRAPH)
 		r = print_graph(s, &ps, &err);
 	else if (!r && ps.nr)
 		r = topo_print(s, &ps, NULL, &err);

@@ -52,7 +52,7 @@ static const char *const migrations[CIX_DB_SCHEMA_VERSION] = {
 enum stmt {
 	S_QUERY, S_QUERY_ID, S_INSERT, S_UPDATE, S_ADD_REF, S_REFS, S_REFERRERS,
 	S_DERIVERS, S_OUTPUTS, S_ADD_OUTPUT, S_ALL, S_HAS_REFERRERS, S_DELETE,
-	S_COUNT
+	S_EDGES, S_CLOSURE_REFS, S_CLOSURE_REFERRERS, S_COUNT
 };
 
 static const char *const stmt_sql[S_COUNT] = {
@@ -77,6 +77,21 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_ALL] = "select path from ValidPaths order by path",
 	[S_HAS_REFERRERS] = "select 1 from Refs where reference = ?1 and referrer != ?1 limit 1",
 	[S_DELETE] = "delete from ValidPaths where id = ?",
+	/*
+	 * The rows of cix_db_edges: (id, path, referrer, reference) for each
+	 * reference of each path, or (id, path, NULL, NULL) for a path
+	 * without any. The closures are found by SQLite in one statement.
+	 */
+	[S_EDGES] = "select v.id, v.path, r.referrer, r.reference from ValidPaths v"
+		    " left join Refs r on r.referrer = v.id where v.path = ?1",
+	[S_CLOSURE_REFS] = "with recursive c(id) as (select id from ValidPaths where path = ?1"
+			   " union select r.reference from Refs r join c on r.referrer = c.id)"
+			   " select c.id, v.path, r.referrer, r.reference from c"
+			   " join ValidPaths v on v.id = c.id left join Refs r on r.referrer = c.id",
+	[S_CLOSURE_REFERRERS] = "with recursive c(id) as (select id from ValidPaths where path = ?1"
+				" union select r.referrer from Refs r join c on r.reference = c.id)"
+				" select c.id, v.path, r.referrer, r.reference from c"
+				" join ValidPaths v on v.id = c.id left join Refs r on r.reference = c.id",
 };
 
 struct cix_db {
@@ -424,6 +439,36 @@ int cix_db_referrers(struct cix_db *db, const char *path, cix_path_fn fn, void *
 		     struct cix_err *err)
 {
 	return list_by_path(db, S_REFERRERS, path, fn, opaque, err);
+}
+
+int cix_db_edges(struct cix_db *db, const char *path, enum cix_db_edges_mode mode,
+		 cix_db_edge_fn fn, void *opaque, struct cix_err *err)
+{
+	static const enum stmt which[] = {
+		[CIX_DB_EDGES_PATH] = S_EDGES,
+		[CIX_DB_EDGES_REQUISITES] = S_CLOSURE_REFS,
+		[CIX_DB_EDGES_REFERRERS_CLOSURE] = S_CLOSURE_REFERRERS,
+	};
+	sqlite3_stmt *s = stmt(db, which[mode], err);
+	int rc, r = 0;
+	if (!s)
+		return -CIX_EFORMAT;
+	sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *p = (const char *)sqlite3_column_text(s, 1);
+		if (!p) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		if ((r = fn(opaque, sqlite3_column_int64(s, 0), p, sqlite3_column_int64(s, 2),
+			    sqlite3_column_int64(s, 3))) < 0)
+			break;
+		r = 1;
+	}
+	sqlite3_reset(s);
+	if (r < 0)
+		return r;
+	return rc == SQLITE_DONE ? r : db_error(db, err, "query failed");
 }
 
 int cix_db_valid_derivers(struct cix_db *db, const char *path, cix_path_fn fn, void *opaque,

@@ -82,6 +82,53 @@ int cix_db_drv_outputs(struct cix_db *db, const char *drv_path, cix_path_fn fn, 
 int cix_db_all_valid(struct cix_db *db, cix_path_fn fn, void *opaque, struct cix_err *err);
 
 /*
+ * The reference graph, row by row, for lib/db-graph.c. For each valid path
+ * of the set that mode gives, fn(opaque, id, path, referrer, reference) is
+ * called once per reference edge that touches it (as referrer for
+ * CIX_DB_EDGES_PATH and _REQUISITES, as reference for _REFERRERS_CLOSURE),
+ * or once with referrer = reference = 0 if there is none. id, referrer
+ * and reference are the database's row ids of paths (never 0), stable
+ * while db is open; rows come in no particular order and a path may come
+ * in several of them. Returns 1 if there was a row, 0 if path is not
+ * valid (no row), or a negative code (fn's, which stops the query).
+ */
+enum cix_db_edges_mode {
+	CIX_DB_EDGES_PATH,                /* path alone */
+	CIX_DB_EDGES_REQUISITES,          /* its closure through references */
+	CIX_DB_EDGES_REFERRERS_CLOSURE,   /* its closure through referrers */
+};
+typedef int (*cix_db_edge_fn)(void *opaque, int64_t id, const char *path,
+			      int64_t referrer, int64_t reference);
+int cix_db_edges(struct cix_db *db, const char *path, enum cix_db_edges_mode mode,
+		 cix_db_edge_fn fn, void *opaque, struct cix_err *err);
+
+/*
+ * A set of store paths and the references among them (lib/db-graph.c).
+ * The paths are sorted bytewise, without duplicates; the references of
+ * paths[i] that are in the set are the indices refs[refs_at[i] ..
+ * refs_at[i + 1]), ascending (so in the paths' order), without
+ * duplicates, i itself included if paths[i] refers to itself.
+ */
+struct cix_db_graph {
+	size_t nr;
+	char **paths;
+	size_t *refs_at;   /* nr + 1 offsets */
+	size_t *refs;
+};
+
+/*
+ * The closure of paths[0..n) (references of references..., or referrers
+ * of referrers... for CIX_DB_EDGES_REFERRERS_CLOSURE), the paths
+ * included, as a graph; for CIX_DB_EDGES_PATH, the set of paths[0..n)
+ * itself. For the closures, every path must be valid (-CIX_ENOTFOUND
+ * otherwise); for CIX_DB_EDGES_PATH an invalid path is in the graph
+ * without references. g is filled (and must be released) on success only.
+ */
+int cix_db_graph(struct cix_db *db, const char *const *paths, size_t n,
+		 enum cix_db_edges_mode mode, struct cix_db_graph *g, struct cix_err *err);
+void cix_db_graph_release(struct cix_db_graph *g);
+
+/*
  * Make path invalid. Refused (-CIX_EEXIST) while another valid path refers
  * to it; -CIX_ENOTFOUND if it is not valid.
  */

@@ -1,0 +1,222 @@
+/* db-graph.c - closures and reference graphs of store paths, in memory */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "db.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The rows of cix_db_edges come keyed by database ids. They are gathered
+ * here, the ids mapped to nodes through an open-addressing hash table,
+ * then the nodes sorted by path and the edges turned into sorted index
+ * lists: a closure of n paths costs one SQL statement and O(n log n) work,
+ * instead of a query and string-set operations per path.
+ */
+
+#define NONE SIZE_MAX
+
+struct node {
+	int64_t id;      /* 0 for an invalid path (CIX_DB_EDGES_PATH only) */
+	char *path;
+};
+
+struct edge {
+	int64_t from, to;    /* ids, then node indices once resolved */
+};
+
+struct builder {
+	struct node *nodes;
+	size_t nr, alloc;
+	struct edge *edges;
+	size_t nr_edges, alloc_edges;
+	size_t *slots;       /* node index + 1, 0 when empty */
+	size_t nr_slots;     /* a power of 2, at least twice nr */
+};
+
+static size_t slot_of(const struct builder *b, int64_t id)
+{
+	uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15ULL;
+	return (size_t)(h ^ (h >> 29)) & (b->nr_slots - 1);
+}
+
+static size_t find(const struct builder *b, int64_t id)
+{
+	if (!b->nr_slots)
+		return NONE;
+	for (size_t i = slot_of(b, id);; i = (i + 1) & (b->nr_slots - 1)) {
+		if (!b->slots[i])
+			return NONE;
+		if (b->nodes[b->slots[i] - 1].id == id)
+			return b->slots[i] - 1;
+	}
+}
+
+static void rehash(struct builder *b, size_t nr_slots)
+{
+	free(b->slots);
+	b->nr_slots = nr_slots;
+	b->slots = xcalloc(nr_slots, sizeof(*b->slots));
+	for (size_t n = 0; n < b->nr; n++) {
+		if (!b->nodes[n].id)
+			continue;
+		size_t i = slot_of(b, b->nodes[n].id);
+		while (b->slots[i])
+			i = (i + 1) & (nr_slots - 1);
+		b->slots[i] = n + 1;
+	}
+}
+
+static void add_node(struct builder *b, int64_t id, const char *path)
+{
+	ALLOC_GROW(b->nodes, b->nr + 1, b->alloc);
+	b->nodes[b->nr].id = id;
+	b->nodes[b->nr].path = xstrdup(path);
+	b->nr++;
+	if (!id)
+		return;
+	if (2 * b->nr > b->nr_slots) {
+		rehash(b, b->nr_slots ? 2 * b->nr_slots : 1024);
+		return;
+	}
+	size_t i = slot_of(b, id);
+	while (b->slots[i])
+		i = (i + 1) & (b->nr_slots - 1);
+	b->slots[i] = b->nr;
+}
+
+static int add_row(void *opaque, int64_t id, const char *path, int64_t referrer,
+		   int64_t reference)
+{
+	struct builder *b = opaque;
+	if (find(b, id) == NONE)
+		add_node(b, id, path);
+	if (referrer) {
+		ALLOC_GROW(b->edges, b->nr_edges + 1, b->alloc_edges);
+		b->edges[b->nr_edges].from = referrer;
+		b->edges[b->nr_edges].to = reference;
+		b->nr_edges++;
+	}
+	return 0;
+}
+
+static int get_id(void *opaque, int64_t id, const char *path, int64_t referrer,
+		  int64_t reference)
+{
+	*(int64_t *)opaque = id;
+	return 0;
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+	return strcmp(((const struct node *)a)->path, ((const struct node *)b)->path);
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+static void builder_release(struct builder *b)
+{
+	for (size_t i = 0; i < b->nr; i++)
+		free(b->nodes[i].path);
+	free(b->nodes);
+	free(b->edges);
+	free(b->slots);
+}
+
+/* Sort the nodes, resolve the edges to indices and fill g; b is emptied. */
+static void finish(struct builder *b, struct cix_db_graph *g)
+{
+	size_t n = 0, k = 0;
+
+	if (b->nr > 1)
+		qsort(b->nodes, b->nr, sizeof(*b->nodes), cmp_node);
+	/* Only invalid paths (without edges) can be there twice. */
+	for (size_t i = 0; i < b->nr; i++)
+		if (n && !strcmp(b->nodes[n - 1].path, b->nodes[i].path))
+			free(b->nodes[i].path);
+		else
+			b->nodes[n++] = b->nodes[i];
+	b->nr = n;
+	rehash(b, b->nr_slots ? b->nr_slots : 1024);
+
+	for (size_t i = 0; i < b->nr_edges; i++) {
+		size_t from = find(b, b->edges[i].from), to = find(b, b->edges[i].to);
+		if (from != NONE && to != NONE) {
+			b->edges[k].from = (int64_t)from;
+			b->edges[k].to = (int64_t)to;
+			k++;
+		}
+	}
+	if (k > 1)
+		qsort(b->edges, k, sizeof(*b->edges), cmp_edge);
+
+	g->nr = n;
+	g->paths = xcalloc(n + 1, sizeof(*g->paths));
+	g->refs_at = xcalloc(n + 1, sizeof(*g->refs_at));
+	g->refs = xcalloc(k + 1, sizeof(*g->refs));
+	size_t m = 0;
+	for (size_t i = 0, e = 0; i < n; i++) {
+		g->paths[i] = b->nodes[i].path;
+		g->refs_at[i] = m;
+		for (; e < k && (size_t)b->edges[e].from == i; e++)
+			if (m == g->refs_at[i] || g->refs[m - 1] != (size_t)b->edges[e].to)
+				g->refs[m++] = (size_t)b->edges[e].to;
+	}
+	g->refs_at[n] = m;
+	b->nr = 0;
+	builder_release(b);
+}
+
+int cix_db_graph(struct cix_db *db, const char *const *paths, size_t n,
+		 enum cix_db_edges_mode mode, struct cix_db_graph *g, struct cix_err *err)
+{
+	struct builder b = { 0 };
+	int r = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		/*
+		 * A path already in the graph of a closure brought its own
+		 * closure with it: skip it, so that many paths of one closure
+		 * cost one closure query (plus a look-up each), not one each.
+		 */
+		if (mode != CIX_DB_EDGES_PATH && b.nr) {
+			int64_t id = 0;
+			if ((r = cix_db_edges(db, paths[i], CIX_DB_EDGES_PATH, get_id, &id, err)) < 0)
+				break;
+			if (r && find(&b, id) != NONE)
+				continue;
+		}
+		r = cix_db_edges(db, paths[i], mode, add_row, &b, err);
+		if (r < 0)
+			break;
+		if (!r && mode != CIX_DB_EDGES_PATH) {
+			r = cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid", paths[i]);
+			break;
+		}
+		if (!r)
+			add_node(&b, 0, paths[i]);
+		r = 0;
+	}
+	if (r < 0) {
+		builder_release(&b);
+		return r;
+	}
+	finish(&b, g);
+	return 0;
+}
+
+void cix_db_graph_release(struct cix_db_graph *g)
+{
+	for (size_t i = 0; i < g->nr; i++)
+		free(g->paths[i]);
+	free(g->paths);
+	free(g->refs_at);
+	free(g->refs);
+	memset(g, 0, sizeof(*g));
+}
