@@ -108,6 +108,9 @@ fuzz-smoke: fuzz
 
 bench: all
 	CIX_BUILD_DIR=$(abspath $(B)) bench/nar-hash
+	CIX_BUILD_DIR=$(abspath $(B)) bench/store-add
+	CIX_BUILD_DIR=$(abspath $(B)) bench/store-query
+	$(B)/bench/refscan
 
 MAN1 := $(sort $(wildcard doc/man/*.1))
 install: $(B)/cix

@@ -44,9 +44,14 @@ static const char schema_v1[] =
 	"  foreign key (drv) references ValidPaths(id) on delete cascade);"
 	"create index IndexDerivationOutputs on DerivationOutputs(path);";
 
+/* Version 2: referrer queries read (reference, referrer) from the index alone. */
+static const char schema_v2[] =
+	"create index IndexReferenceReferrer on Refs(reference, referrer);";
+
 /* migrations[v] brings a database from version v to v + 1. */
 static const char *const migrations[CIX_DB_SCHEMA_VERSION] = {
 	schema_v1,
+	schema_v2,
 };
 
 enum stmt {

@@ -82,8 +82,26 @@ int main(void)
 	is_int(cix_db_is_valid(db, A, &err), 1, "A persisted");
 	cix_db_close(db);
 
-	/* A database from a newer cix is refused, not damaged. */
+	/* A version 1 database is brought up to date when opened. */
 	sqlite3 *h;
+	sqlite3_stmt *st;
+	sqlite3_open(file, &h);
+	sqlite3_exec(h, "drop index IndexReferenceReferrer; pragma user_version = 1", NULL, NULL, NULL);
+	sqlite3_close(h);
+	ok(cix_db_open(file, 0, &db, &err) == 0, "open a version 1 database");
+	cix_db_close(db);
+	sqlite3_open(file, &h);
+	sqlite3_prepare_v2(h, "select (select count(*) from sqlite_master where name ="
+			   " 'IndexReferenceReferrer'), (select user_version from pragma_user_version)", -1, &st, NULL);
+	ok(st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1 &&
+	   sqlite3_column_int(st, 1) == CIX_DB_SCHEMA_VERSION, "migrated to the current version");
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	ok(cix_db_open(file, 0, &db, &err) == 0 && cix_db_is_valid(db, A, &err) == 1,
+	   "data kept across the migration");
+	cix_db_close(db);
+
+	/* A database from a newer cix is refused, not damaged. */
 	sqlite3_open(file, &h);
 	sqlite3_exec(h, "pragma user_version = 99", NULL, NULL, NULL);
 	sqlite3_close(h);
