@@ -35,38 +35,18 @@ static int op_dump(struct cix_store *s, const struct store_flags *f, char **args
 	return 0;
 }
 
-/*
- * Standard input, read in large blocks. The NAR reader asks for exactly what
- * it needs; whatever is left in the buffer or on the fd afterwards is
- * trailing data.
- */
-ssize_t stdin_read(void *opaque, void *buf, size_t len)
-{
-	struct stdin_source *s = opaque;
-	if (s->pos == s->len) {
-		ssize_t n = cix_fd_source_read(&s->fd, s->buf, sizeof(s->buf));
-		if (n <= 0)
-			return n;
-		s->pos = 0;
-		s->len = (size_t)n;
-	}
-	if (len > s->len - s->pos)
-		len = s->len - s->pos;
-	memcpy(buf, s->buf + s->pos, len);
-	s->pos += len;
-	return (ssize_t)len;
-}
-
 static int op_restore(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
-	static struct stdin_source in = { .fd = 0 };
+	/* The NAR reader asks for exactly what it needs: anything left in the
+	 * buffer or on standard input afterwards is trailing data. */
+	static struct cix_buf_source in = CIX_BUF_SOURCE_INIT(0);
 	struct cix_err err = { 0 };
 	unsigned char c;
 	ssize_t n;
 
-	if (cix_nar_restore(stdin_read, &in, args[0], NULL, NULL, &err) < 0)
+	if (cix_nar_restore(cix_buf_source_read, &in, args[0], NULL, NULL, &err) < 0)
 		return error_err(&err);
-	n = stdin_read(&in, &c, 1);
+	n = cix_buf_source_read(&in, &c, 1);
 	if (n != 0) {
 		/* The whole input is refused: take back what was restored. */
 		size_t len = strlen(args[0]);

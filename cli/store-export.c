@@ -58,9 +58,9 @@ static int print_path(const char *path, void *opaque)
 
 int op_import(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
-	static struct stdin_source in = { .fd = 0 };
+	static struct cix_buf_source in = CIX_BUF_SOURCE_INIT(0);
 	struct cix_err err = { 0 };
-	if (cix_store_import(s, stdin_read, &in, print_path, NULL, &err) < 0)
+	if (cix_store_import(s, cix_buf_source_read, &in, print_path, NULL, &err) < 0)
 		return error_err(&err);
 	return 0;
 }

@@ -35,14 +35,6 @@ void set_release(struct pathset *ps);
 int topo_print(struct cix_store *s, const struct pathset *ps, struct strbuf *out,
 	       struct cix_err *err);
 
-/* Standard input through a 64 KiB buffer, as a cix_source_fn. */
-struct stdin_source {
-	int fd;
-	size_t pos, len;
-	unsigned char buf[64 * 1024];
-};
-ssize_t stdin_read(void *opaque /* struct stdin_source * */, void *buf, size_t len);
-
 int op_export(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_import(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_add(struct cix_store *s, const struct store_flags *f, char **args, int nargs);

@@ -109,6 +109,8 @@ struct cix_import_info {
  *   caller removes whatever may be at target (a missing target is then
  *   normal: cix_nar_restore removes its partial tree itself).
  *
+ * restore_flags: flags of cix_nar_restore_flags, e.g. CIX_RESTORE_CANONICAL.
+ *
  * The references are not checked against the store: the caller decides
  * whether each one is valid or came earlier in the stream (a path may
  * refer to itself).
@@ -118,6 +120,7 @@ struct cix_import_ops {
 	int (*path_done)(void *opaque, const char *target,
 			 const struct cix_import_info *info, struct cix_err *err);
 	void (*discard)(void *opaque, const char *target);
+	int restore_flags;   /* passed to cix_nar_restore_flags */
 };
 
 /*

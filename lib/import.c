@@ -277,8 +277,8 @@ int cix_import_parse(cix_source_fn src, void *src_opaque, const char *store_dir,
 		}
 		nar_at = im.pos;
 		if (target)
-			r = cix_nar_restore(counting_read, &im, target,
-					    &info.nar_hash, &info.nar_size, im.err);
+			r = cix_nar_restore_flags(counting_read, &im, target, ops->restore_flags,
+						  &info.nar_hash, &info.nar_size, im.err);
 		else
 			r = cix_nar_check(counting_read, &im,
 					  &info.nar_hash, &info.nar_size, im.err);

@@ -29,6 +29,8 @@ struct restore {
 	int file_fd;
 	int created;                    /* the target exists and is ours */
 	struct strbuf path;             /* target + relative path, for messages */
+	int canonical;                  /* CIX_RESTORE_CANONICAL */
+	mode_t file_mode;               /* canonical mode of the open file */
 	size_t lens[CIX_NAR_MAX_DEPTH + 2];
 };
 
@@ -83,11 +85,27 @@ static int r_dir_start(void *opaque, struct cix_err *err)
 	return 0;
 }
 
+static const struct timespec epoch1[2] = { { 1, 0 }, { 1, 0 } };
+
+/* Store metadata, set on the descriptor once the content is complete. */
+static int canonical_fd(struct restore *rs, int fd, mode_t mode, struct cix_err *err)
+{
+	if (fchmod(fd, mode) < 0 || futimens(fd, epoch1) < 0)
+		return fs_error(rs, errno, "set metadata of", err);
+	return 0;
+}
+
 static int r_dir_end(void *opaque, struct cix_err *err)
 {
 	struct restore *rs = opaque;
-	int fd = rs->fds[--rs->nfds];
+	int fd = rs->fds[--rs->nfds], r = 0;
+	if (rs->canonical)
+		r = canonical_fd(rs, fd, 0555, err);
 	strbuf_setlen(&rs->path, rs->lens[rs->nfds]);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
 	if (close(fd) < 0)
 		return fs_error(rs, errno, "close directory", err);
 	return 0;
@@ -104,6 +122,7 @@ static int r_file_start(void *opaque, int executable, uint64_t size,
 		return fs_error(rs, errno, "create file", err);
 	created(rs);
 	rs->file_fd = fd;
+	rs->file_mode = executable ? 0555 : 0444;
 	rs->pending = NULL;
 	return 0;
 }
@@ -119,9 +138,13 @@ static int r_file_data(void *opaque, const void *data, size_t len,
 static int r_file_end(void *opaque, struct cix_err *err)
 {
 	struct restore *rs = opaque;
-	int fd = rs->file_fd;
+	int fd = rs->file_fd, r = 0;
 	rs->file_fd = -1;
-	return close(fd) < 0 ? fs_error(rs, errno, "close", err) : 0;
+	if (rs->canonical)
+		r = canonical_fd(rs, fd, rs->file_mode, err);
+	if (close(fd) < 0 && !r)
+		r = fs_error(rs, errno, "close", err);
+	return r;
 }
 
 static int r_symlink(void *opaque, const char *target, size_t len,
@@ -131,6 +154,9 @@ static int r_symlink(void *opaque, const char *target, size_t len,
 	if (symlinkat(target, cur_fd(rs), rs->pending) < 0)
 		return fs_error(rs, errno, "create symlink", err);
 	created(rs);
+	if (rs->canonical &&
+	    utimensat(cur_fd(rs), rs->pending, epoch1, AT_SYMLINK_NOFOLLOW) < 0)
+		return fs_error(rs, errno, "set metadata of", err);
 	rs->pending = NULL;
 	return 0;
 }
@@ -188,7 +214,13 @@ static int open_parent(const char *target, int *fd, char **base,
 int cix_nar_restore(cix_source_fn src, void *opaque, const char *target,
 		    struct cix_hash *hash, uint64_t *size, struct cix_err *err)
 {
-	struct restore rs = { .file_fd = -1 };
+	return cix_nar_restore_flags(src, opaque, target, 0, hash, size, err);
+}
+
+int cix_nar_restore_flags(cix_source_fn src, void *opaque, const char *target, int flags,
+			  struct cix_hash *hash, uint64_t *size, struct cix_err *err)
+{
+	struct restore rs = { .file_fd = -1, .canonical = !!(flags & CIX_RESTORE_CANONICAL) };
 	struct stat st;
 	char *base = NULL;
 	int pfd = -1, r;

@@ -60,6 +60,16 @@ int cix_nar_hash_path(const char *path, enum cix_hash_algo algo,
 int cix_nar_restore(cix_source_fn src, void *opaque, const char *target,
 		    struct cix_hash *hash, uint64_t *size, struct cix_err *err);
 
+/*
+ * As cix_nar_restore; with CIX_RESTORE_CANONICAL, what is created gets the
+ * store's canonical metadata as it is written (files 0444 or 0555,
+ * directories 0555, mtime 1 on everything, symlinks included), so that a
+ * tree restored for the store needs no second pass.
+ */
+#define CIX_RESTORE_CANONICAL 1
+int cix_nar_restore_flags(cix_source_fn src, void *opaque, const char *target, int flags,
+			  struct cix_hash *hash, uint64_t *size, struct cix_err *err);
+
 /* Validate one NAR from src without writing anything; hash/size as above. */
 int cix_nar_check(cix_source_fn src, void *opaque,
 		  struct cix_hash *hash, uint64_t *size, struct cix_err *err);
@@ -71,7 +81,20 @@ struct cix_mem_source {
 };
 ssize_t cix_mem_source_read(void *opaque, void *buf, size_t len);
 
-/* A source over a file descriptor. */
+/* A source over a file descriptor: one read() per call. */
 ssize_t cix_fd_source_read(void *opaque /* int * */, void *buf, size_t len);
+
+/*
+ * A source over a file descriptor through a 64 KiB buffer: far fewer
+ * system calls for parsers that ask for a few bytes at a time, but it may
+ * read past what they consume (fine when the stream ends there).
+ */
+struct cix_buf_source {
+	int fd;
+	size_t pos, len;
+	unsigned char buf[64 * 1024];
+};
+#define CIX_BUF_SOURCE_INIT(fd_) { .fd = (fd_) }
+ssize_t cix_buf_source_read(void *opaque /* struct cix_buf_source * */, void *buf, size_t len);
 
 #endif

@@ -33,15 +33,14 @@ struct import {
 	struct cix_store *s;
 	struct entry *e;
 	size_t nr, alloc;
-	unsigned counter;
 };
 
 static int nar_target(void *opaque, char **target, struct cix_err *err)
 {
 	struct import *im = opaque;
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "%s/.cix-tmp/import-%ld-%u", im->s->store_dir, (long)getpid(),
-		    im->counter++);
+	strbuf_addf(&sb, "%s/.cix-tmp/", im->s->store_dir);
+	cix_store_tmp_name(&sb);
 	*target = strbuf_detach(&sb, NULL);
 	return 0;
 }
@@ -143,8 +142,7 @@ static int commit(struct import *im, struct cix_err *err)
 		}
 		tmp_path(im, e, &tmp);
 		if ((r = cix_store_drv_outputs(s, &e->info, tmp.buf, err)) < 0 ||
-		    (r = cix_remove_tree_at(s->store_fd, base, err)) < 0 ||
-		    (r = cix_canonicalise_at(tfd, e->tmp, err)) < 0)
+		    (r = cix_remove_tree_at(s->store_fd, base, err)) < 0)
 			break;
 		if (renameat2(tfd, e->tmp, s->store_fd, base, RENAME_NOREPLACE) < 0) {
 			r = cix_error_errno(err, -errno, "cannot move '%s' into the store", base);
@@ -189,7 +187,8 @@ static void release(struct import *im)
 int cix_store_import(struct cix_store *s, cix_source_fn src, void *src_opaque,
 		     cix_path_fn imported, void *opaque, struct cix_err *err)
 {
-	static const struct cix_import_ops ops = { nar_target, path_done, discard };
+	static const struct cix_import_ops ops = { nar_target, path_done, discard,
+						   CIX_RESTORE_CANONICAL };
 	struct import im = { .s = s };
 	int r = cix_import_parse(src, src_opaque, s->store_dir, &ops, &im, err);
 	if (!r)

@@ -125,8 +125,8 @@ static void clean_tmp(struct cix_store *s)
 	while ((de = readdir(d))) {
 		struct cix_path_lock lock = { .fd = -1 };
 		long pid;
-		/* An import's temporary is named after its process. */
-		if (sscanf(de->d_name, "import-%ld-", &pid) == 1) {
+		/* A temporary is named after its process: tmp-PID-N. */
+		if (sscanf(de->d_name, "tmp-%ld-", &pid) == 1) {
 			if (pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH)
 				cix_remove_tree_at(fd, de->d_name, NULL);
 			continue;
@@ -259,10 +259,17 @@ static void *dump_thread(void *arg)
 	return NULL;
 }
 
+void cix_store_tmp_name(struct strbuf *base)
+{
+	static unsigned counter;
+	strbuf_addf(base, "tmp-%ld-%u", (long)getpid(),
+		    __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
+}
+
 /*
- * Copy src to the store's temporary name tmp through its NAR, the way every
- * path enters the store, so that the copy is exactly what was hashed: the
- * NAR hash and size come from the stream restored.
+ * Copy src through its NAR to the temporary directory under the name tmp,
+ * with canonical metadata, in one pass: the NAR hash and size are those
+ * of the stream restored, so what is stored is exactly what was hashed.
  */
 static int copy_in(struct cix_store *s, const char *src, const char *tmp,
 		   struct cix_hash *nar_hash, uint64_t *nar_size, struct cix_err *err)
@@ -281,7 +288,11 @@ static int copy_in(struct cix_store *s, const char *src, const char *tmp,
 		return cix_error(err, -EAGAIN, "cannot create thread");
 	}
 	strbuf_addf(&target, "%s/%s/%s", s->store_dir, TMP_DIR, tmp);
-	r = cix_nar_restore(cix_fd_source_read, &sv[1], target.buf, nar_hash, nar_size, err);
+	struct cix_buf_source *in = xmalloc(sizeof(*in));
+	*in = (struct cix_buf_source)CIX_BUF_SOURCE_INIT(sv[1]);
+	r = cix_nar_restore_flags(cix_buf_source_read, in, target.buf, CIX_RESTORE_CANONICAL,
+				  nar_hash, nar_size, err);
+	free(in);
 	close(sv[1]); /* a dump still writing gets EPIPE and stops */
 	pthread_join(th, NULL);
 	close(sv[0]);
@@ -293,22 +304,10 @@ static int copy_in(struct cix_store *s, const char *src, const char *tmp,
 		if (!err || !err->msg[0])
 			cix_error_errno(err, r, "cannot read '%s'", src);
 	}
-	if (r < 0) {
-		int tfd = openat(s->store_fd, TMP_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (tfd >= 0) {
-			cix_remove_tree_at(tfd, tmp, NULL);
-			close(tfd);
-		}
-	}
+	if (r < 0)
+		cix_remove_tree_at(AT_FDCWD, target.buf, NULL);
 	strbuf_release(&target);
 	return r;
-}
-
-static int content_hash(const char *src, enum cix_add_method method, enum cix_hash_algo algo,
-			struct cix_hash *h, struct cix_err *err)
-{
-	return method == CIX_ADD_RECURSIVE ? cix_nar_hash_path(src, algo, h, NULL, err)
-					   : cix_hash_file(algo, src, h, err);
 }
 
 static void render_ca(struct strbuf *ca, enum cix_add_method method, const struct cix_hash *h)
@@ -318,72 +317,64 @@ static void render_ca(struct strbuf *ca, enum cix_add_method method, const struc
 	cix_nixbase32_encode(ca, h->bytes, h->len);
 }
 
-/*
- * Under the path's lock: drop an invalid leftover of an earlier crash, copy
- * into the temporary directory, check the copy hashes as src did,
- * canonicalise, rename into place, register.
- */
-static int add_locked(struct cix_store *s, const char *src, const char *path,
-		      const char *base, enum cix_add_method method,
-		      const struct cix_hash *want, struct cix_err *err)
+/* The content hash of the copy, for the store path. */
+static int content_hash(struct cix_store *s, const char *tmp, enum cix_add_method method,
+			enum cix_hash_algo algo, const struct cix_hash *nar_hash,
+			struct cix_hash *h, struct cix_err *err)
 {
-	struct cix_path_info info = { .path = (char *)path };
-	struct strbuf ca = STRBUF_INIT;
-	struct cix_hash got;
+	struct strbuf t = STRBUF_INIT;
+	int r;
+	if (method == CIX_ADD_RECURSIVE && algo == CIX_HASH_SHA256) {
+		*h = *nar_hash;
+		return 0;
+	}
+	strbuf_addf(&t, "%s/%s/%s", s->store_dir, TMP_DIR, tmp);
+	r = method == CIX_ADD_RECURSIVE ? cix_nar_hash_path(t.buf, algo, h, NULL, err)
+					: cix_hash_file(algo, t.buf, h, err);
+	strbuf_release(&t);
+	return r;
+}
+
+/*
+ * Under the path's lock, unless it became valid meanwhile: drop an invalid
+ * leftover of an earlier crash, rename the copy into place, register.
+ */
+static int install(struct cix_store *s, const char *tmp, struct cix_path_info *info,
+		   struct cix_err *err)
+{
+	struct cix_path_lock lock;
+	const char *base = info->path + strlen(s->store_dir) + 1;
 	int tfd, r;
 
-	if ((r = cix_db_is_valid(s->db, path, err)) != 0)
-		return r < 0 ? r : 0;
-	if ((r = cix_remove_tree_at(s->store_fd, base, err)) < 0)
+	if ((r = cix_path_lock(s, info->path, &lock, err)) < 0)
 		return r;
+	if ((r = cix_db_is_valid(s->db, info->path, err)) != 0) {
+		r = r < 0 ? r : 0;
+		goto out;
+	}
+	if ((r = cix_remove_tree_at(s->store_fd, base, err)) < 0)
+		goto out;
 	tfd = openat(s->store_fd, TMP_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (tfd < 0)
-		return cix_error_errno(err, -errno, "cannot open '%s/%s'", s->store_dir, TMP_DIR);
-	if ((r = cix_remove_tree_at(tfd, base, err)) < 0)
+	if (tfd < 0) {
+		r = cix_error_errno(err, -errno, "cannot open '%s/%s'", s->store_dir, TMP_DIR);
 		goto out;
-	if ((r = copy_in(s, src, base, &info.nar_hash, &info.nar_size, err)) < 0)
-		goto out;
-
-	/* What was copied must be what was hashed: src may have changed since. */
-	if (method == CIX_ADD_RECURSIVE && want->algo == CIX_HASH_SHA256) {
-		got = info.nar_hash;
-	} else {
-		struct strbuf t = STRBUF_INIT;
-		strbuf_addf(&t, "%s/%s/%s", s->store_dir, TMP_DIR, base);
-		r = content_hash(t.buf, method, want->algo, &got, err);
-		strbuf_release(&t);
-		if (r < 0)
-			goto fail;
 	}
-	if (memcmp(got.bytes, want->bytes, want->len)) {
-		r = cix_error(err, -CIX_EMISMATCH, "'%s' changed while being added", src);
-		goto fail;
-	}
-	if ((r = cix_canonicalise_at(tfd, base, err)) < 0)
-		goto fail;
-	if (renameat2(tfd, base, s->store_fd, base, RENAME_NOREPLACE) < 0) {
+	if (renameat2(tfd, tmp, s->store_fd, base, RENAME_NOREPLACE) < 0)
 		r = cix_error_errno(err, -errno, "cannot move '%s' into the store", base);
-		goto fail;
-	}
-	render_ca(&ca, method, want);
-	info.ca = ca.buf;
-	if ((r = cix_db_register(s->db, &info, 1, err)) < 0)
-		cix_remove_tree_at(s->store_fd, base, NULL);
-	goto out;
-fail:
-	cix_remove_tree_at(tfd, base, NULL);
-out:
-	strbuf_release(&ca);
 	close(tfd);
+	if (!r && (r = cix_db_register(s->db, info, 1, err)) < 0)
+		cix_remove_tree_at(s->store_fd, base, NULL);
+out:
+	cix_path_unlock(s, &lock);
 	return r;
 }
 
 int cix_store_add(struct cix_store *s, const char *src, enum cix_add_method method,
 		  enum cix_hash_algo algo, struct strbuf *out, struct cix_err *err)
 {
-	struct cix_path_lock lock;
+	struct cix_path_info info = { 0 };
+	struct strbuf path = STRBUF_INIT, ca = STRBUF_INIT, tmp = STRBUF_INIT, t = STRBUF_INIT;
 	struct cix_hash h;
-	struct strbuf path = STRBUF_INIT;
 	char *copy = xstrdup(src), *name;
 	size_t len = strlen(copy);
 	int r;
@@ -391,25 +382,45 @@ int cix_store_add(struct cix_store *s, const char *src, enum cix_add_method meth
 	while (len > 1 && copy[len - 1] == '/')
 		copy[--len] = '\0';
 	name = basename(copy);
-	if ((r = content_hash(src, method, algo, &h, err)) < 0)
+	if ((r = cix_store_name_check(name, strlen(name), err)) < 0)
 		goto out;
-	if ((r = cix_store_path_make_fixed(&path, s->store_dir, name,
-					   method == CIX_ADD_RECURSIVE, &h, err)) < 0)
-		goto out;
-	if ((r = cix_db_is_valid(s->db, path.buf, err)) != 0) {
-		if (r > 0)
-			r = 0;
-		goto done;
+	if (method == CIX_ADD_FLAT) {
+		/* Only a regular file has a flat hash; refuse anything else first. */
+		struct stat st;
+		if (stat(src, &st) < 0) {
+			r = cix_error_errno(err, -errno, "cannot stat '%s'", src);
+			goto out;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			r = cix_error(err, -CIX_EINVAL, "'%s' is not a regular file", src);
+			goto out;
+		}
 	}
-	if ((r = cix_path_lock(s, path.buf, &lock, err)) < 0)
+	cix_store_tmp_name(&tmp);
+	if ((r = copy_in(s, src, tmp.buf, &info.nar_hash, &info.nar_size, err)) < 0)
 		goto out;
-	r = add_locked(s, src, path.buf, path.buf + strlen(s->store_dir) + 1, method, &h, err);
-	cix_path_unlock(s, &lock);
-done:
-	if (!r)
+	if ((r = content_hash(s, tmp.buf, method, algo, &info.nar_hash, &h, err)) < 0 ||
+	    (r = cix_store_path_make_fixed(&path, s->store_dir, name,
+					   method == CIX_ADD_RECURSIVE, &h, err)) < 0)
+		goto drop;
+	render_ca(&ca, method, &h);
+	info.path = path.buf;
+	info.ca = ca.buf;
+	if ((r = cix_db_is_valid(s->db, path.buf, err)) == 0)
+		r = install(s, tmp.buf, &info, err);
+drop:
+	/* Whatever was not moved into place (already valid, or an error). */
+	strbuf_addf(&t, "%s/%s/%s", s->store_dir, TMP_DIR, tmp.buf);
+	cix_remove_tree_at(AT_FDCWD, t.buf, NULL);
+	if (r >= 0) {
+		r = 0;
 		strbuf_addstr(out, path.buf);
+	}
 out:
 	strbuf_release(&path);
+	strbuf_release(&ca);
+	strbuf_release(&tmp);
+	strbuf_release(&t);
 	free(copy);
 	return r;
 }

@@ -12,12 +12,12 @@
 /*
  * A store is a directory of paths (default /cix/store, $CIX_STORE_DIR) and
  * a state directory (default /var/cix, $CIX_STATE_DIR) holding the
- * database db/db.sqlite. Content being added is written to
- * STORE/.cix-tmp/ under the final path's base name, while the per-path lock
- * STORE/BASE.lock is held, canonicalised, renamed into place, and becomes
- * valid when its database row commits. Leftovers of a crash (temporary
- * trees, invalid paths) are removed when the lock is next taken, and
- * temporaries by cix_store_open.
+ * database db/db.sqlite. Content being added is restored from its NAR
+ * into STORE/.cix-tmp/tmp-PID-N with canonical metadata, hashed on the
+ * way, then renamed into place under the per-path lock STORE/BASE.lock,
+ * and becomes valid when its database row commits. Leftovers of a crash
+ * are removed: invalid paths when their lock is next taken, temporaries of
+ * dead processes by cix_store_open.
  */
 struct cix_store {
 	char *store_dir;
@@ -91,6 +91,9 @@ int cix_store_check_path(struct cix_store *s, const char *path, struct cix_err *
  */
 int cix_store_verify_path(struct cix_store *s, const char *path, int check_contents,
 			  struct cix_err *err);
+
+/* Append a fresh temporary name, tmp-PID-N, for STORE/.cix-tmp/. */
+void cix_store_tmp_name(struct strbuf *base);
 
 /* A held per-path lock. */
 struct cix_path_lock {
