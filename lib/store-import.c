@@ -144,10 +144,8 @@ static int commit(struct import *im, struct cix_err *err)
 		if ((r = cix_store_drv_outputs(s, &e->info, tmp.buf, err)) < 0 ||
 		    (r = cix_remove_tree_at(s->store_fd, base, err)) < 0)
 			break;
-		if (renameat2(tfd, e->tmp, s->store_fd, base, RENAME_NOREPLACE) < 0) {
-			r = cix_error_errno(err, -errno, "cannot move '%s' into the store", base);
+		if ((r = cix_store_move_in(s, tfd, e->tmp, base, err)) < 0)
 			break;
-		}
 		e->moved = 1;
 		infos[n++] = e->info;
 	}

@@ -335,6 +335,27 @@ static int content_hash(struct cix_store *s, const char *tmp, enum cix_add_metho
 	return r;
 }
 
+int cix_store_move_in(struct cix_store *s, int tmp_fd, const char *tmp, const char *base,
+		      struct cix_err *err)
+{
+	static const struct timespec times[2] = { { 1, 0 }, { 1, 0 } };
+	struct stat st;
+	/*
+	 * Moving a directory to another parent rewrites its "..", which needs
+	 * write access to it: without root, open it up for the move only.
+	 */
+	int reopen = geteuid() != 0 && fstatat(tmp_fd, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		     S_ISDIR(st.st_mode);
+	if (reopen && fchmodat(tmp_fd, tmp, 0755, 0) < 0)
+		return cix_error_errno(err, -errno, "cannot move '%s' into the store", base);
+	if (renameat2(tmp_fd, tmp, s->store_fd, base, RENAME_NOREPLACE) < 0)
+		return cix_error_errno(err, -errno, "cannot move '%s' into the store", base);
+	if (reopen && (fchmodat(s->store_fd, base, 0555, 0) < 0 ||
+		       utimensat(s->store_fd, base, times, AT_SYMLINK_NOFOLLOW) < 0))
+		return cix_error_errno(err, -errno, "cannot set metadata of '%s'", base);
+	return 0;
+}
+
 /*
  * Under the path's lock, unless it became valid meanwhile: drop an invalid
  * leftover of an earlier crash, rename the copy into place, register.
@@ -359,8 +380,7 @@ static int install(struct cix_store *s, const char *tmp, struct cix_path_info *i
 		r = cix_error_errno(err, -errno, "cannot open '%s/%s'", s->store_dir, TMP_DIR);
 		goto out;
 	}
-	if (renameat2(tfd, tmp, s->store_fd, base, RENAME_NOREPLACE) < 0)
-		r = cix_error_errno(err, -errno, "cannot move '%s' into the store", base);
+	r = cix_store_move_in(s, tfd, tmp, base, err);
 	close(tfd);
 	if (!r && (r = cix_db_register(s->db, info, 1, err)) < 0)
 		cix_remove_tree_at(s->store_fd, base, NULL);

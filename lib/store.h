@@ -92,6 +92,13 @@ int cix_store_check_path(struct cix_store *s, const char *path, struct cix_err *
 int cix_store_verify_path(struct cix_store *s, const char *path, int check_contents,
 			  struct cix_err *err);
 
+/*
+ * Rename the canonical tree tmp (in the directory tmp_fd) to STORE/base,
+ * which must not exist, keeping its canonical metadata.
+ */
+int cix_store_move_in(struct cix_store *s, int tmp_fd, const char *tmp, const char *base,
+		      struct cix_err *err);
+
 /* Append a fresh temporary name, tmp-PID-N, for STORE/.cix-tmp/. */
 void cix_store_tmp_name(struct strbuf *base);
 

@@ -120,6 +120,25 @@ test_expect_success 'concurrent adds of one path: one copy, all agree' '
 	test "$(ls store | grep -c "\\.lock\$")" = 0
 '
 
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && runuser -u nobody -- true 2>/dev/null; then
+	test_set_prereq NOBODY
+fi
+
+test_expect_success NOBODY 'a user without root keeps a private store' '
+	mkdir -m 777 nb && mkdir -p nb/src/d && echo hi >nb/src/d/f && chmod -R a+rX nb/src &&
+	runuser -u nobody -- env CIX_STORE_DIR="$PWD/nb/store" CIX_STATE_DIR="$PWD/nb/state" sh -c "
+		set -e
+		cd \"$PWD/nb\"
+		p=\$(cix store --add src)
+		test \"\$(stat -c %a \$p)\" = 555
+		cix store --export \$p >x.export
+		cix store --delete \$p
+		cix store --import <x.export
+		cix store --verify --check-contents
+		cix store --delete \$p
+	"
+'
+
 test_expect_success '50 concurrent writers: every add registers' '
 	mkdir many &&
 	for i in $(seq 1 50); do echo "file $i" >many/f$i; done &&
