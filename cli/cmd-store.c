@@ -87,6 +87,8 @@ static const struct op {
 	  "hard-link identical files in the store" },
 	{ "query", 'q', -1, 1, op_query, "-q, --query MODE PATH...",
 	  "query the store; MODE is one of the options below" },
+	{ "realise", 'r', -1, 1, op_realise, "-r, --realise DRV[!OUT,...]...",
+	  "build the derivations (inputs first) and print their output paths" },
 	{ "restore", 0, 1, 0, op_restore, "--restore PATH",
 	  "create PATH (which must not exist) from a NAR on standard input" },
 	{ "verify", 0, 0, 1, op_verify, "--verify [--check-contents] [--repair]",
@@ -116,6 +118,7 @@ static const struct modifier {
 	{ "print-invalid", 0, 0, "with --check-validity: print invalid paths" },
 	{ "check-contents", 0, 0, "with --verify: also re-hash every path" },
 	{ "repair", 0, 0, "with --verify: repair what can be repaired" },
+	{ "keep-failed", 'K', 0, "with --realise: keep the build directory of a failed build" },
 };
 
 static void usage(FILE *f)
@@ -154,7 +157,7 @@ int cmd_store(int argc, char **argv)
 	opts[n++] = (struct option){ "version", no_argument, NULL, 'V' };
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
 
-	while ((c = getopt_long(argc, argv, ":qRhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qrRKhV", opts, NULL)) != -1) {
 		const struct op *this = NULL;
 		const struct modifier *mod = NULL;
 		/* Short options stand for the entry that names them. */
@@ -183,6 +186,8 @@ int cmd_store(int argc, char **argv)
 				flags.check_contents = 1;
 			} else if (!strcmp(mod->name, "repair")) {
 				flags.repair = 1;
+			} else if (!strcmp(mod->name, "keep-failed")) {
+				flags.keep_failed = 1;
 			} else {
 				flags.print_invalid = 1;
 			}

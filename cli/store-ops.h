@@ -12,6 +12,7 @@ struct store_flags {
 	int query;           /* the query mode, a QUERY_* */
 	int check_contents;  /* --check-contents (for --verify) */
 	int repair;          /* --repair (for --verify) */
+	int keep_failed;     /* -K, --keep-failed (for --realise) */
 };
 
 enum {
@@ -43,6 +44,7 @@ int op_query(struct cix_store *s, const struct store_flags *f, char **args, int 
 int op_check_validity(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_verify(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_verify_path(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
+int op_realise(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_optimise(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_delete(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 

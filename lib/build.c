@@ -1,0 +1,534 @@
+/* build.c - realise derivations: inputs first, then the builder, then register */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "build.h"
+#include "drv.h"
+#include "encoding.h"
+#include "nar.h"
+#include "nar-read.h"
+#include "refscan.h"
+#include "store-path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_DEPTH 1024
+
+const char *cix_log_dir(void)
+{
+	const char *d = getenv("CIX_LOG_DIR");
+	return d && *d ? d : "/var/log/cix";
+}
+
+/* ---- The builder's environment, as Nix sets it ---- */
+
+struct env {
+	char **kv;   /* "KEY=VALUE" */
+	size_t nr, alloc;
+};
+
+static void env_set(struct env *e, const char *key, const char *value)
+{
+	size_t klen = strlen(key);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s=%s", key, value);
+	for (size_t i = 0; i < e->nr; i++)
+		if (!strncmp(e->kv[i], key, klen) && e->kv[i][klen] == '=') {
+			free(e->kv[i]);
+			e->kv[i] = strbuf_detach(&sb, NULL);
+			return;
+		}
+	ALLOC_GROW(e->kv, e->nr + 2, e->alloc);
+	e->kv[e->nr++] = strbuf_detach(&sb, NULL);
+	e->kv[e->nr] = NULL;
+}
+
+static void env_release(struct env *e)
+{
+	for (size_t i = 0; i < e->nr; i++)
+		free(e->kv[i]);
+	free(e->kv);
+}
+
+/*
+ * Defaults first, then the derivation's own variables, then the build
+ * directory's, which nothing overrides: the order of Nix's initEnv.
+ */
+static void make_env(struct env *e, struct cix_store *s, const struct cix_drv *drv,
+		     const char *build_dir, unsigned cores)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%u", cores ? cores : (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
+	env_set(e, "PATH", "/path-not-set");
+	env_set(e, "HOME", "/homeless-shelter");
+	env_set(e, "NIX_STORE", s->store_dir);
+	env_set(e, "NIX_BUILD_CORES", buf);
+	for (size_t i = 0; i < drv->nr_env; i++)
+		env_set(e, drv->env[i].key, drv->env[i].value);
+	static const char *const dirs[] = { "NIX_BUILD_TOP", "TMPDIR", "TEMPDIR", "TMP", "TEMP", "PWD" };
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
+		env_set(e, dirs[i], build_dir);
+	env_set(e, "NIX_LOG_FD", "2");
+	env_set(e, "TERM", "xterm-256color");
+}
+
+/* ---- Running the builder ---- */
+
+static int open_log(const char *drv_path, struct cix_err *err)
+{
+	const char *base = strrchr(drv_path, '/') + 1;
+	struct strbuf p = STRBUF_INIT;
+	int fd;
+	strbuf_addf(&p, "%s/drvs/%.2s", cix_log_dir(), base);
+	for (char *c = p.buf + 1; *c; c++)
+		if (*c == '/') {
+			*c = '\0';
+			mkdir(p.buf, 0755);
+			*c = '/';
+		}
+	mkdir(p.buf, 0755);
+	strbuf_addf(&p, "/%s", base + 2);
+	fd = open(p.buf, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		cix_error_errno(err, -errno, "cannot open build log '%s'", p.buf);
+	strbuf_release(&p);
+	return fd < 0 ? -CIX_ENOTFOUND : fd;
+}
+
+static void copy_out(int from, int log_fd, int echo_fd)
+{
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(from, buf, sizeof(buf))) > 0) {
+		if (log_fd >= 0 && cix_write_full(log_fd, buf, (size_t)n) < 0)
+			log_fd = -1;
+		if (echo_fd >= 0 && cix_write_full(echo_fd, buf, (size_t)n) < 0)
+			echo_fd = -1;
+	}
+}
+
+/*
+ * Run the builder in its own session, output to the log; when it exits,
+ * whatever it left running in its process group is killed.
+ */
+static int run_builder(const struct cix_drv *drv, char **envp, const char *build_dir,
+		       int log_fd, int echo_fd, int *status, struct cix_err *err)
+{
+	int pfd[2];
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return cix_error_errno(err, -errno, "cannot create pipe");
+	char **argv = xcalloc(drv->nr_args + 2, sizeof(*argv));
+	argv[0] = drv->builder;
+	for (size_t i = 0; i < drv->nr_args; i++)
+		argv[i + 1] = drv->args[i];
+	pid = fork();
+	if (pid < 0) {
+		free(argv);
+		close(pfd[0]);
+		close(pfd[1]);
+		return cix_error_errno(err, -errno, "cannot fork");
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		setsid();
+		if (null < 0 || dup2(null, 0) < 0 || dup2(pfd[1], 1) < 0 || dup2(pfd[1], 2) < 0 ||
+		    chdir(build_dir) < 0)
+			_exit(127);
+		execve(drv->builder, argv, envp);
+		dprintf(2, "cix: cannot run builder '%s': %s\n", drv->builder, strerror(errno));
+		_exit(127);
+	}
+	free(argv);
+	close(pfd[1]);
+	for (;;) {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		int n = poll(&p, 1, 100);
+		if (n > 0) {
+			char buf[65536];
+			ssize_t k = read(pfd[0], buf, sizeof(buf));
+			if (k > 0) {
+				if (log_fd >= 0)
+					cix_write_full(log_fd, buf, (size_t)k);
+				if (echo_fd >= 0)
+					cix_write_full(echo_fd, buf, (size_t)k);
+				continue;
+			}
+			/* End of output: the builder is done with it. */
+			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+				;
+			break;
+		}
+		if (waitpid(pid, status, WNOHANG) == pid)
+			break;
+	}
+	kill(-pid, SIGKILL);
+	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+	copy_out(pfd[0], log_fd, echo_fd);
+	close(pfd[0]);
+	return 0;
+}
+
+/* ---- Checking and registering outputs ---- */
+
+static int check_fixed(const struct cix_drv_output *o, struct cix_err *err)
+{
+	const char *algo_name = o->hash_algo;
+	int recursive = !strncmp(algo_name, "r:", 2);
+	enum cix_hash_algo algo;
+	unsigned char want[CIX_HASH_MAX_SIZE];
+	struct cix_hash got;
+	int r;
+
+	if (recursive)
+		algo_name += 2;
+	if (cix_hash_algo_parse(algo_name, &algo) < 0 ||
+	    cix_base16_decode(o->hash, strlen(o->hash), want, sizeof(want)) !=
+		    (int)cix_hash_algo_size(algo))
+		return cix_error(err, -CIX_EFORMAT, "bad fixed-output hash '%s:%s'",
+				 o->hash_algo, o->hash);
+	r = recursive ? cix_nar_hash_path(o->path, algo, &got, NULL, err)
+		      : cix_hash_file(algo, o->path, &got, err);
+	if (r < 0)
+		return r;
+	if (memcmp(got.bytes, want, got.len)) {
+		struct strbuf w = STRBUF_INIT, g = STRBUF_INIT;
+		cix_nixbase32_encode(&w, want, got.len);
+		cix_nixbase32_encode(&g, got.bytes, got.len);
+		r = cix_error(err, -CIX_EMISMATCH,
+			      "hash mismatch in fixed-output derivation output '%s': specified %s:%s, got %s:%s",
+			      o->path, algo_name, w.buf, algo_name, g.buf);
+		strbuf_release(&w);
+		strbuf_release(&g);
+	}
+	return r;
+}
+
+/* Which of the candidates (inputs and outputs) does output path refer to? */
+static int scan_refs(const char *path, const struct cix_db_graph *inputs,
+		     const struct cix_drv *drv, size_t store_len, struct cix_path_info *info,
+		     struct cix_err *err)
+{
+	size_t n = inputs->nr + drv->nr_outputs;
+	const char **cands = xcalloc(n + 1, sizeof(*cands)), **full = xcalloc(n + 1, sizeof(*full));
+	struct cix_refscan *sc = NULL;
+	int r;
+
+	for (size_t i = 0; i < inputs->nr; i++)
+		full[i] = inputs->paths[i];
+	for (size_t i = 0; i < drv->nr_outputs; i++)
+		full[inputs->nr + i] = drv->outputs[i].path;
+	for (size_t i = 0; i < n; i++)
+		cands[i] = xstrndup(full[i] + store_len + 1, CIX_STORE_HASH_CHARS);
+	sc = cix_refscan_new(cands, n, err);
+	if (!sc) {
+		r = err && err->code ? err->code : -CIX_EINVAL;
+		goto out;
+	}
+	if ((r = cix_refscan_path(sc, path, err)) < 0)
+		goto out;
+	info->refs = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		if (cix_refscan_found(sc, i)) {
+			int dup = 0;
+			for (size_t k = 0; k < info->nr_refs; k++)
+				dup |= !strcmp(info->refs[k], full[i]);
+			if (!dup)
+				info->refs[info->nr_refs++] = xstrdup(full[i]);
+		}
+	/* The database keeps them sorted; so does the export format. */
+	for (size_t a = 1; a < info->nr_refs; a++)
+		for (size_t b = a; b > 0 && strcmp(info->refs[b - 1], info->refs[b]) > 0; b--) {
+			char *t = info->refs[b];
+			info->refs[b] = info->refs[b - 1];
+			info->refs[b - 1] = t;
+		}
+out:
+	cix_refscan_free(sc);
+	for (size_t i = 0; i < n; i++)
+		free((char *)cands[i]);
+	free(cands);
+	free(full);
+	return r;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The closure of the derivation's inputs: sources and input outputs. */
+static int input_closure(struct cix_store *s, const struct cix_drv *drv,
+			 struct cix_db_graph *g, struct cix_err *err)
+{
+	const char **roots = xcalloc(drv->nr_input_srcs + 1, sizeof(*roots));
+	size_t n = 0, alloc = drv->nr_input_srcs + 1;
+	int r = 0;
+	for (size_t i = 0; i < drv->nr_input_srcs; i++)
+		roots[n++] = drv->input_srcs[i];
+	for (size_t i = 0; !r && i < drv->nr_input_drvs; i++) {
+		struct cix_drv *in;
+		if ((r = cix_drv_parse_file(drv->input_drvs[i].path, s->store_dir, &in, err)) < 0)
+			break;
+		for (size_t k = 0; k < drv->input_drvs[i].nr_outputs; k++)
+			for (size_t o = 0; o < in->nr_outputs; o++)
+				if (!strcmp(in->outputs[o].name, drv->input_drvs[i].outputs[k])) {
+					ALLOC_GROW(roots, n + 1, alloc);
+					roots[n++] = xstrdup(in->outputs[o].path);
+				}
+		cix_drv_free(in);
+	}
+	if (!r)
+		r = cix_db_graph(s->db, roots, n, CIX_DB_EDGES_REQUISITES, g, err);
+	for (size_t i = drv->nr_input_srcs; i < n; i++)
+		free((char *)roots[i]);
+	free(roots);
+	return r;
+}
+
+struct building {
+	struct cix_store *s;
+	const char *drv_path;
+	struct cix_drv *drv;
+	const struct cix_build_opts *opts;
+	struct cix_path_lock *locks;
+	size_t nr_locks;
+	char *build_dir;
+};
+
+static int make_build_dir(struct building *b, struct cix_err *err)
+{
+	struct strbuf d = STRBUF_INIT;
+	strbuf_addf(&d, "%s/builds", b->s->state_dir);
+	if (mkdir(d.buf, 0700) < 0 && errno != EEXIST) {
+		int r = cix_error_errno(err, -errno, "cannot create '%s'", d.buf);
+		strbuf_release(&d);
+		return r;
+	}
+	strbuf_addstr(&d, "/build-XXXXXX");
+	if (!mkdtemp(d.buf)) {
+		int r = cix_error_errno(err, -errno, "cannot create a build directory in '%s'",
+					b->s->state_dir);
+		strbuf_release(&d);
+		return r;
+	}
+	b->build_dir = strbuf_detach(&d, NULL);
+	return 0;
+}
+
+/* Index of the output whose path is p, or -1. */
+static long output_index(const struct cix_drv *drv, const char *p)
+{
+	for (size_t i = 0; i < drv->nr_outputs; i++)
+		if (!strcmp(drv->outputs[i].path, p))
+			return (long)i;
+	return -1;
+}
+
+/* Depth-first search for a cycle among the outputs' references. */
+static int find_cycle(const struct cix_drv *drv, const struct cix_path_info *infos, size_t i,
+		      unsigned char *state, const char *drv_path, struct cix_err *err)
+{
+	state[i] = 1; /* on the path */
+	for (size_t k = 0; k < infos[i].nr_refs; k++) {
+		long j = output_index(drv, infos[i].refs[k]);
+		if (j < 0 || (size_t)j == i)
+			continue;
+		if (state[j] == 1)
+			return cix_error(err, -CIX_EFORMAT,
+					 "cycle detected in build of '%s' in the references of output '%s' from output '%s'",
+					 drv_path, drv->outputs[j].name, drv->outputs[i].name);
+		if (!state[j]) {
+			int r = find_cycle(drv, infos, (size_t)j, state, drv_path, err);
+			if (r < 0)
+				return r;
+		}
+	}
+	state[i] = 2; /* done */
+	return 0;
+}
+
+/* After a successful builder: check, canonicalise, hash, scan, register. */
+static int register_outputs(struct building *b, struct cix_err *err)
+{
+	struct cix_store *s = b->s;
+	const struct cix_drv *drv = b->drv;
+	struct cix_path_info *infos = xcalloc(drv->nr_outputs + 1, sizeof(*infos));
+	struct cix_db_graph inputs = { 0 };
+	size_t store_len = strlen(s->store_dir);
+	int r = input_closure(s, drv, &inputs, err);
+
+	for (size_t i = 0; !r && i < drv->nr_outputs; i++) {
+		const struct cix_drv_output *o = &drv->outputs[i];
+		const char *base = o->path + store_len + 1;
+		struct stat st;
+		if (fstatat(s->store_fd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			r = cix_error(err, -CIX_ENOTFOUND, "builder for '%s' failed to produce output path '%s'",
+				      b->drv_path, o->path);
+			break;
+		}
+		if ((r = cix_canonicalise_at(s->store_fd, base, err)) < 0)
+			break;
+		if (*o->hash_algo && (r = check_fixed(o, err)) < 0)
+			break;
+		infos[i].path = xstrdup(o->path);
+		infos[i].deriver = xstrdup(b->drv_path);
+		if ((r = cix_nar_hash_path(o->path, CIX_HASH_SHA256, &infos[i].nar_hash,
+					   &infos[i].nar_size, err)) < 0)
+			break;
+		if ((r = scan_refs(o->path, &inputs, drv, store_len, &infos[i], err)) < 0)
+			break;
+		if (*o->hash_algo) {
+			struct strbuf ca = STRBUF_INIT;
+			strbuf_addf(&ca, "fixed:%s:", o->hash_algo);
+			unsigned char raw[CIX_HASH_MAX_SIZE];
+			int len = cix_base16_decode(o->hash, strlen(o->hash), raw, sizeof(raw));
+			cix_nixbase32_encode(&ca, raw, len > 0 ? (size_t)len : 0);
+			infos[i].ca = strbuf_detach(&ca, NULL);
+		}
+	}
+	if (!r) {
+		/* Outputs may refer to each other, but not in a circle. */
+		unsigned char *state = xcalloc(drv->nr_outputs + 1, 1);
+		for (size_t i = 0; !r && i < drv->nr_outputs; i++)
+			if (!state[i])
+				r = find_cycle(drv, infos, i, state, b->drv_path, err);
+		free(state);
+	}
+	if (!r)
+		r = cix_db_register(s->db, infos, drv->nr_outputs, err);
+	for (size_t i = 0; i < drv->nr_outputs; i++)
+		cix_path_info_release(&infos[i]);
+	free(infos);
+	cix_db_graph_release(&inputs);
+	return r;
+}
+
+static int outputs_valid(struct cix_store *s, const struct cix_drv *drv, struct cix_err *err)
+{
+	for (size_t i = 0; i < drv->nr_outputs; i++) {
+		int r = cix_db_is_valid(s->db, drv->outputs[i].path, err);
+		if (r <= 0)
+			return r;
+	}
+	return 1;
+}
+
+static int build(struct building *b, struct cix_err *err)
+{
+	struct cix_store *s = b->s;
+	const struct cix_drv *drv = b->drv;
+	char **outs = xcalloc(drv->nr_outputs + 1, sizeof(*outs));
+	struct env env = { 0 };
+	int r = 0, status = 0, log_fd = -1;
+
+	/* Lock the outputs in sorted order: two builders never deadlock. */
+	for (size_t i = 0; i < drv->nr_outputs; i++)
+		outs[i] = drv->outputs[i].path;
+	qsort(outs, drv->nr_outputs, sizeof(*outs), cmp_str);
+	b->locks = xcalloc(drv->nr_outputs + 1, sizeof(*b->locks));
+	for (size_t i = 0; !r && i < drv->nr_outputs; i++)
+		if ((r = cix_path_lock(s, outs[i], &b->locks[i], err)) == 0)
+			b->nr_locks++;
+	/* Someone else may have built it while we waited. */
+	if (!r && (r = outputs_valid(s, drv, err)) != 0)
+		goto out;
+	for (size_t i = 0; !r && i < drv->nr_outputs; i++)
+		r = cix_remove_path(s, drv->outputs[i].path, err);
+	if (r < 0 || (r = make_build_dir(b, err)) < 0)
+		goto out;
+	if ((log_fd = open_log(b->drv_path, err)) < 0) {
+		r = log_fd;
+		goto out;
+	}
+	make_env(&env, s, drv, b->build_dir, b->opts->cores);
+	if ((r = run_builder(drv, env.kv, b->build_dir, log_fd, b->opts->log_fd, &status, err)) < 0)
+		goto out;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		r = cix_error(err, -CIX_EMISMATCH, "builder for '%s' failed with %s %d", b->drv_path,
+			      WIFEXITED(status) ? "exit code" : "signal",
+			      WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		goto out;
+	}
+	r = register_outputs(b, err);
+out:
+	if (r < 0) {
+		/* Nothing of a failed build stays in the store. */
+		for (size_t i = 0; i < drv->nr_outputs; i++)
+			if (cix_db_is_valid(s->db, drv->outputs[i].path, NULL) == 0)
+				cix_remove_path(s, drv->outputs[i].path, NULL);
+	}
+	if (b->build_dir && (r >= 0 || !b->opts->keep_failed))
+		cix_remove_tree_at(AT_FDCWD, b->build_dir, NULL);
+	if (log_fd >= 0)
+		close(log_fd);
+	for (size_t i = 0; i < b->nr_locks; i++)
+		cix_path_unlock(s, &b->locks[i]);
+	free(b->locks);
+	free(b->build_dir);
+	env_release(&env);
+	free(outs);
+	return r < 0 ? r : 0;
+}
+
+struct realised {
+	char **v;
+	size_t nr, alloc;
+};
+
+static int realise(struct cix_store *s, const char *drv_path, const struct cix_build_opts *o,
+		   struct realised *done, int depth, struct cix_err *err)
+{
+	struct building b = { .s = s, .drv_path = drv_path, .opts = o };
+	int r;
+
+	for (size_t i = 0; i < done->nr; i++)
+		if (!strcmp(done->v[i], drv_path))
+			return 0;
+	if (depth > MAX_DEPTH)
+		return cix_error(err, -CIX_ELIMIT, "derivations nested more than %d deep", MAX_DEPTH);
+	if ((r = cix_db_is_valid(s->db, drv_path, err)) <= 0)
+		return r < 0 ? r : cix_error(err, -CIX_ENOTFOUND, "derivation '%s' is not valid",
+					     drv_path);
+	if ((r = cix_drv_parse_file(drv_path, s->store_dir, &b.drv, err)) < 0)
+		return r;
+	if ((r = outputs_valid(s, b.drv, err)) == 0) {
+		for (size_t i = 0; !r && i < b.drv->nr_input_drvs; i++)
+			r = realise(s, b.drv->input_drvs[i].path, o, done, depth + 1, err);
+		for (size_t i = 0; !r && i < b.drv->nr_input_srcs; i++)
+			if ((r = cix_db_is_valid(s->db, b.drv->input_srcs[i], err)) == 0)
+				r = cix_error(err, -CIX_ENOTFOUND, "input '%s' of '%s' is not valid",
+					      b.drv->input_srcs[i], drv_path);
+			else if (r > 0)
+				r = 0;
+		if (!r)
+			r = build(&b, err);
+	} else if (r > 0) {
+		r = 0;
+	}
+	cix_drv_free(b.drv);
+	if (!r) {
+		ALLOC_GROW(done->v, done->nr + 1, done->alloc);
+		done->v[done->nr++] = xstrdup(drv_path);
+	}
+	return r;
+}
+
+int cix_build_derivation(struct cix_store *s, const char *drv_path,
+			 const struct cix_build_opts *opts, struct cix_err *err)
+{
+	struct realised done = { 0 };
+	int r = realise(s, drv_path, opts, &done, 0, err);
+	for (size_t i = 0; i < done.nr; i++)
+		free(done.v[i]);
+	free(done.v);
+	return r;
+}

@@ -1,0 +1,111 @@
+#!/bin/sh
+# t2010-store-realise.sh - cix store --realise of derivations written by Nix
+# SPDX-License-Identifier: GPL-3.0-or-later
+test_description='realising derivations: same outputs, hashes and references as Nix'
+. "$(dirname "$0")/test-lib.sh"
+
+CIX_STORE_DIR=$TRASH_DIRECTORY/store
+CIX_STATE_DIR=$TRASH_DIRECTORY/state
+CIX_LOG_DIR=$TRASH_DIRECTORY/log
+export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+N="local?store=$CIX_STORE_DIR&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
+# Nix builds in a chroot here (its real store differs from the logical one).
+NIX_CONFIG="$NIX_CONFIG
+sandbox = false
+extra-sandbox-paths = /bin /lib /lib64 /usr"
+nixs () { nix-store --store "$N" "$@"; }
+
+test_expect_success NIX 'derivations written by nix-instantiate' '
+	# The fixed-output hashes come from the oracle, for what the builders make.
+	printf "hello\n" >hello && mkdir rx && echo hi >rx/x &&
+	flat=$(nix-hash --type sha256 --flat --base32 hello) &&
+	rec=$(nix-hash --type sha256 --base32 rx) &&
+	cat >d.nix <<-\EOF &&
+	let sh = "/bin/sh"; sys = "x86_64-linux"; in rec {
+	  a = derivation { name = "a"; system = sys; builder = sh; args = [ "-c" "echo hello > $out" ]; };
+	  b = derivation { name = "b"; system = sys; builder = sh; outputs = [ "out" "doc" ]; inherit a;
+	    args = [ "-c" "read x < $a; /bin/mkdir $out $doc; echo $x $a > $out/f; echo $out > $doc/g; /bin/ln -s f $out/l" ]; };
+	  c = derivation { name = "c"; system = sys; builder = sh; b = b.doc; inherit a;
+	    args = [ "-c" "echo $b > $out; echo $out >> $out" ]; };
+	  flat = derivation { name = "flat"; system = sys; builder = sh; args = [ "-c" "echo hello > $out" ];
+	    outputHashAlgo = "sha256"; outputHash = "@FLAT@"; };
+	  rec_ = derivation { name = "rec"; system = sys; builder = sh; args = [ "-c" "/bin/mkdir $out; echo hi > $out/x" ];
+	    outputHashMode = "recursive"; outputHashAlgo = "sha256";
+	    outputHash = "@REC@"; };
+	  cycle = derivation { name = "cycle"; system = sys; builder = sh; outputs = [ "out" "doc" ];
+	    args = [ "-c" "echo $doc > $out; echo $out > $doc" ]; };
+	  fails = derivation { name = "fails"; system = sys; builder = sh; args = [ "-c" "echo oops; exit 3" ]; };
+	  none = derivation { name = "none"; system = sys; builder = sh; args = [ "-c" "true" ]; };
+	  bad = derivation { name = "bad"; system = sys; builder = sh; args = [ "-c" "echo hullo > $out" ];
+	    outputHashAlgo = "sha256"; outputHash = "@FLAT@"; };
+	}
+	EOF
+	sed -i "s/@FLAT@/$flat/g; s/@REC@/$rec/g" d.nix &&
+	echo "$flat" >flat.hash &&
+	for x in a b c flat rec_ cycle fails none bad; do
+		nix-instantiate --store "$N" d.nix -A $x 2>/dev/null >$x.drv || return 1
+	done &&
+	nixs --export $(nixs -qR $(cat *.drv)) >drvs.export &&
+	cix store --import <drvs.export >/dev/null
+'
+
+test_expect_success NIX 'cix store --realise builds what Nix builds' '
+	cix store --realise $(cat c.drv) $(cat flat.drv) $(cat rec_.drv) >cix.out 2>build.log &&
+	nixs --realise $(cat c.drv) $(cat flat.drv) $(cat rec_.drv) >nix.out 2>nix.log &&
+	test_cmp nix.out cix.out &&
+	for d in a b c flat rec_; do
+		for p in $(nixs -q --outputs $(cat $d.drv)); do
+			for q in --hash --size --references --deriver; do
+				cix store -q $q $p >cq && nixs -q $q $p >nq &&
+				test_cmp nq cq || { echo "differs: $q $p"; return 1; }
+			done
+		done
+	done &&
+	cix store --verify --check-contents
+'
+
+test_expect_success NIX 'selected outputs with DRV!OUT, and a second realise builds nothing' '
+	cix store -r "$(cat b.drv)!doc" >out &&
+	test "$(cat out)" = "$(nixs -q --outputs $(cat b.drv) | grep -- -doc\$)" &&
+	cix store -r $(cat b.drv) >out2 2>log2 &&
+	test_line_count = 2 out2 && test_line_count = 0 log2
+'
+
+test_expect_success NIX 'build logs are kept' '
+	d=$(cat a.drv) && base=${d##*/} &&
+	test -f "log/drvs/$(echo $base | cut -c1-2)/$(echo $base | cut -c3-)"
+'
+
+test_expect_success NIX 'a cycle between outputs is refused and nothing stays' '
+	test_expect_code 1 cix store -r $(cat cycle.drv) 2>err &&
+	grep "cycle detected" err &&
+	for p in $(nixs -q --outputs $(cat cycle.drv)); do
+		test_path_is_missing "$p" || return 1
+	done
+'
+
+test_expect_success NIX 'a failing builder: exit code reported, output removed, -K keeps the directory' '
+	test_expect_code 1 cix store -r $(cat fails.drv) 2>err &&
+	grep "failed with exit code 3" err &&
+	grep oops err &&
+	test_path_is_missing "$(nixs -q --outputs $(cat fails.drv))" &&
+	test "$(ls state/builds | wc -l)" = 0 &&
+	test_expect_code 1 cix store -r -K $(cat fails.drv) 2>err &&
+	test "$(ls state/builds | wc -l)" = 1 &&
+	test_expect_code 1 cix store -r $(cat none.drv) 2>err &&
+	grep "failed to produce output path" err
+'
+
+test_expect_success NIX 'a fixed-output hash mismatch names both hashes, registers nothing' '
+	test_expect_code 1 cix store -r $(cat bad.drv) 2>err &&
+	grep "specified sha256:$(cat flat.hash), got sha256:" err &&
+	test_expect_code 1 cix store --check-validity $(nixs -q --outputs $(cat bad.drv)) 2>/dev/null
+'
+
+test_expect_success 'bad arguments' '
+	test_expect_code 1 cix store -r /etc/passwd 2>err && test_line_count = 1 err &&
+	test_expect_code 1 cix store -r "$CIX_STORE_DIR/00000000000000000000000000000000-x.drv" 2>err &&
+	grep "not valid" err
+'
+
+test_done
