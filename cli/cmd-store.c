@@ -87,6 +87,8 @@ static const struct op {
 	  "hard-link identical files in the store" },
 	{ "query", 'q', -1, 1, op_query, "-q, --query MODE PATH...",
 	  "query the store; MODE is one of the options below" },
+	{ "read-log", 'l', -1, 1, op_read_log, "-l, --read-log PATH...",
+	  "print the build log of a derivation or of an output path's deriver" },
 	{ "realise", 'r', -1, 1, op_realise, "-r, --realise DRV[!OUT,...]...",
 	  "build the derivations (inputs first) and print their output paths" },
 	{ "restore", 0, 1, 0, op_restore, "--restore PATH",
@@ -157,7 +159,7 @@ int cmd_store(int argc, char **argv)
 	opts[n++] = (struct option){ "version", no_argument, NULL, 'V' };
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
 
-	while ((c = getopt_long(argc, argv, ":qrRKhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qrlRKhV", opts, NULL)) != -1) {
 		const struct op *this = NULL;
 		const struct modifier *mod = NULL;
 		/* Short options stand for the entry that names them. */

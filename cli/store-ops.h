@@ -45,6 +45,7 @@ int op_check_validity(struct cix_store *s, const struct store_flags *f, char **a
 int op_verify(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_verify_path(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_realise(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
+int op_read_log(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_optimise(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_delete(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 

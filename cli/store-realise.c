@@ -67,3 +67,35 @@ int op_realise(struct cix_store *s, const struct store_flags *f, char **args, in
 	}
 	return 0;
 }
+
+/* The log of a derivation, or of the derivation an output path came from. */
+int op_read_log(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
+{
+	for (int i = 0; i < nargs; i++) {
+		struct cix_err err = { 0 };
+		struct cix_path_info info = { 0 };
+		const char *drv = args[i];
+		size_t len = strlen(drv);
+		int r = cix_store_check_path(s, drv, &err);
+		if (r == 0 && (len < 4 || strcmp(drv + len - 4, ".drv"))) {
+			if ((r = cix_db_query(s->db, drv, &info, &err)) == 0 && !info.deriver)
+				r = cix_error(&err, -CIX_ENOTFOUND, "path '%s' has no deriver", drv);
+			drv = info.deriver;
+		}
+		struct strbuf p = STRBUF_INIT, log = STRBUF_INIT;
+		if (r == 0) {
+			const char *base = strrchr(drv, '/') + 1;
+			strbuf_addf(&p, "%s/drvs/%.2s/%s", cix_log_dir(), base, base + 2);
+			if ((r = strbuf_read_file(&log, p.buf, 0)) < 0)
+				r = cix_error(&err, r, "build log of '%s' is not available", drv);
+			else
+				fwrite(log.buf, 1, log.len, stdout);
+		}
+		strbuf_release(&p);
+		strbuf_release(&log);
+		cix_path_info_release(&info);
+		if (r < 0)
+			return error_err(&err);
+	}
+	return 0;
+}

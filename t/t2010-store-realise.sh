@@ -71,9 +71,15 @@ test_expect_success NIX 'selected outputs with DRV!OUT, and a second realise bui
 	test_line_count = 2 out2 && test_line_count = 0 log2
 '
 
-test_expect_success NIX 'build logs are kept' '
+test_expect_success NIX 'build logs are kept and read back' '
 	d=$(cat a.drv) && base=${d##*/} &&
-	test -f "log/drvs/$(echo $base | cut -c1-2)/$(echo $base | cut -c3-)"
+	test -f "log/drvs/$(echo $base | cut -c1-2)/$(echo $base | cut -c3-)" &&
+	test_expect_code 1 cix store -r $(cat fails.drv) 2>/dev/null;
+	cix store --read-log $(cat fails.drv) >log.out &&
+	grep oops log.out &&
+	cix store -l "$(nixs -q --outputs $(cat a.drv))" >log.a &&
+	test_expect_code 1 cix store -l $(cat none.drv) 2>err &&
+	grep "not available" err
 '
 
 test_expect_success NIX 'a cycle between outputs is refused and nothing stays' '
