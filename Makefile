@@ -110,6 +110,7 @@ bench: all
 	CIX_BUILD_DIR=$(abspath $(B)) bench/nar-hash
 	CIX_BUILD_DIR=$(abspath $(B)) bench/store-add
 	CIX_BUILD_DIR=$(abspath $(B)) bench/store-query
+	CIX_BUILD_DIR=$(abspath $(B)) bench/build
 	$(B)/bench/refscan
 
 MAN1 := $(sort $(wildcard doc/man/*.1))

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -139,14 +140,16 @@ static void usage(FILE *f)
 			snprintf(o, sizeof(o), "    --%s", modifiers[i].name);
 		fprintf(f, "  %-38s %s\n", o, modifiers[i].summary);
 	}
+	fprintf(f, "  -j, --max-jobs=N                       with --realise: run N builds at once (default 1)\n"
+		   "      --cores=N                          with --realise: NIX_BUILD_CORES (default: all)\n");
 	fprintf(f, "\n  -h, --help                             display this help and exit\n"
 		   "  -V, --version                          display version information and exit\n");
 }
 
 int cmd_store(int argc, char **argv)
 {
-	enum { OPT_OP = 0x100, OPT_MOD = 0x200 };
-	struct option opts[ARRAY_SIZE(ops) + ARRAY_SIZE(modifiers) + 3];
+	enum { OPT_OP = 0x100, OPT_MOD = 0x200, OPT_CORES = 0x300 };
+	struct option opts[ARRAY_SIZE(ops) + ARRAY_SIZE(modifiers) + 5];
 	struct store_flags flags = { 0 };
 	const struct op *op = NULL;
 	int c, n = 0, r;
@@ -155,11 +158,13 @@ int cmd_store(int argc, char **argv)
 		opts[n++] = (struct option){ ops[i].name, no_argument, NULL, OPT_OP + (int)i };
 	for (size_t i = 0; i < ARRAY_SIZE(modifiers); i++)
 		opts[n++] = (struct option){ modifiers[i].name, no_argument, NULL, OPT_MOD + (int)i };
+	opts[n++] = (struct option){ "max-jobs", required_argument, NULL, 'j' };
+	opts[n++] = (struct option){ "cores", required_argument, NULL, OPT_CORES };
 	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	opts[n++] = (struct option){ "version", no_argument, NULL, 'V' };
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
 
-	while ((c = getopt_long(argc, argv, ":qrlRKhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qrlRKj:hV", opts, NULL)) != -1) {
 		const struct op *this = NULL;
 		const struct modifier *mod = NULL;
 		/* Short options stand for the entry that names them. */
@@ -193,6 +198,15 @@ int cmd_store(int argc, char **argv)
 			} else {
 				flags.print_invalid = 1;
 			}
+		} else if (c == 'j' || c == OPT_CORES) {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || v > 1024)
+				return usage_error("invalid number '%s'", optarg);
+			if (c == 'j')
+				flags.max_jobs = (unsigned)v;
+			else
+				flags.cores = (unsigned)v;
 		} else if (c == 'h') {
 			usage(stdout);
 			return 0;

@@ -37,35 +37,52 @@ static int print_outputs(struct cix_store *s, const char *drv_path, const char *
 	return 0;
 }
 
+static int is_drv(const char *path)
+{
+	size_t len = strlen(path);
+	return len >= 4 && !strcmp(path + len - 4, ".drv");
+}
+
 int op_realise(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
-	struct cix_build_opts opts = { .keep_failed = f->keep_failed, .log_fd = 2 };
-	for (int i = 0; i < nargs; i++) {
-		struct cix_err err = { 0 };
-		char *path = xstrdup(args[i]), *bang = strchr(path, '!');
-		int r;
-		if (bang)
-			*bang++ = '\0';
-		if ((r = cix_store_check_path(s, path, &err)) == 0) {
-			size_t len = strlen(path);
-			if (len < 4 || strcmp(path + len - 4, ".drv")) {
-				/* A plain store path: realised when valid. */
-				if ((r = cix_db_is_valid(s->db, path, &err)) == 0)
-					r = cix_error(&err, -CIX_ENOTFOUND,
-						      "path '%s' is not valid and has no derivation here", path);
-				if (r > 0) {
-					puts(path);
-					r = 0;
-				}
-			} else if ((r = cix_build_derivation(s, path, &opts, &err)) == 0) {
-				r = print_outputs(s, path, bang, &err);
-			}
-		}
-		free(path);
-		if (r < 0)
-			return error_err(&err);
+	struct cix_build_opts opts = { .max_jobs = f->max_jobs, .cores = f->cores,
+				       .keep_failed = f->keep_failed, .log_fd = 2 };
+	struct cix_err err = { 0 };
+	const char **drvs = xcalloc((size_t)nargs + 1, sizeof(*drvs));
+	char **paths = xcalloc((size_t)nargs + 1, sizeof(*paths));
+	size_t nr = 0;
+	int r = 0;
+
+	/* DRV!OUT,... names outputs; a plain path must simply be valid. */
+	for (int i = 0; !r && i < nargs; i++) {
+		char *bang;
+		paths[i] = xstrdup(args[i]);
+		if ((bang = strchr(paths[i], '!')))
+			*bang = '\0';
+		if ((r = cix_store_check_path(s, paths[i], &err)) < 0)
+			break;
+		if (is_drv(paths[i]))
+			drvs[nr++] = paths[i];
+		else if ((r = cix_db_is_valid(s->db, paths[i], &err)) == 0)
+			r = cix_error(&err, -CIX_ENOTFOUND,
+				      "path '%s' is not valid and has no derivation here", paths[i]);
+		else if (r > 0)
+			r = 0;
 	}
-	return 0;
+	if (!r)
+		r = cix_build_derivations(s, drvs, nr, &opts, &err);
+	for (int i = 0; !r && i < nargs; i++) {
+		const char *bang = strchr(args[i], '!');
+		if (is_drv(paths[i]))
+			r = print_outputs(s, paths[i], bang ? bang + 1 : NULL, &err);
+		else
+			puts(paths[i]);
+	}
+	for (int i = 0; i < nargs; i++)
+		free(paths[i]);
+	free(paths);
+	free(drvs);
+	return r < 0 ? error_err(&err) : 0;
 }
 
 /* The log of a derivation, or of the derivation an output path came from. */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,6 +296,7 @@ static int input_closure(struct cix_store *s, const struct cix_drv *drv,
 }
 
 struct building {
+	pthread_mutex_t *lock;   /* held except while the builder runs */
 	struct cix_store *s;
 	const char *drv_path;
 	struct cix_drv *drv;
@@ -450,7 +452,10 @@ static int build(struct building *b, struct cix_err *err)
 		goto out;
 	}
 	make_env(&env, s, drv, b->build_dir, b->opts->cores);
-	if ((r = run_builder(drv, env.kv, b->build_dir, log_fd, b->opts->log_fd, &status, err)) < 0)
+	pthread_mutex_unlock(b->lock);
+	r = run_builder(drv, env.kv, b->build_dir, log_fd, b->opts->log_fd, &status, err);
+	pthread_mutex_lock(b->lock);
+	if (r < 0)
 		goto out;
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		r = cix_error(err, -CIX_EMISMATCH, "builder for '%s' failed with %s %d", b->drv_path,
@@ -479,56 +484,165 @@ out:
 	return r < 0 ? r : 0;
 }
 
-struct realised {
-	char **v;
-	size_t nr, alloc;
+/* ---- Scheduling: every derivation once, inputs first, jobs in parallel ---- */
+
+enum { PENDING, RUNNING, DONE, FAILED };
+
+struct node {
+	char *drv_path;
+	struct cix_drv *drv;
+	size_t *deps;        /* nodes that must be DONE first */
+	size_t nr_deps;
+	int state;
 };
 
-static int realise(struct cix_store *s, const char *drv_path, const struct cix_build_opts *o,
-		   struct realised *done, int depth, struct cix_err *err)
+struct sched {
+	struct cix_store *s;
+	const struct cix_build_opts *opts;
+	struct node *nodes;
+	size_t nr, alloc;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t running;
+	int failed;
+	struct cix_err err;   /* the first failure */
+};
+
+/* Add drv_path and its input derivations; returns the node's index. */
+static long collect(struct sched *sc, const char *drv_path, int depth, struct cix_err *err)
 {
-	struct building b = { .s = s, .drv_path = drv_path, .opts = o };
+	struct cix_store *s = sc->s;
+	struct cix_drv *drv;
+	long self;
 	int r;
 
-	for (size_t i = 0; i < done->nr; i++)
-		if (!strcmp(done->v[i], drv_path))
-			return 0;
+	for (size_t i = 0; i < sc->nr; i++)
+		if (!strcmp(sc->nodes[i].drv_path, drv_path))
+			return (long)i;
 	if (depth > MAX_DEPTH)
 		return cix_error(err, -CIX_ELIMIT, "derivations nested more than %d deep", MAX_DEPTH);
 	if ((r = cix_db_is_valid(s->db, drv_path, err)) <= 0)
 		return r < 0 ? r : cix_error(err, -CIX_ENOTFOUND, "derivation '%s' is not valid",
 					     drv_path);
-	if ((r = cix_drv_parse_file(drv_path, s->store_dir, &b.drv, err)) < 0)
+	if ((r = cix_drv_parse_file(drv_path, s->store_dir, &drv, err)) < 0)
 		return r;
-	if ((r = outputs_valid(s, b.drv, err)) == 0) {
-		for (size_t i = 0; !r && i < b.drv->nr_input_drvs; i++)
-			r = realise(s, b.drv->input_drvs[i].path, o, done, depth + 1, err);
-		for (size_t i = 0; !r && i < b.drv->nr_input_srcs; i++)
-			if ((r = cix_db_is_valid(s->db, b.drv->input_srcs[i], err)) == 0)
-				r = cix_error(err, -CIX_ENOTFOUND, "input '%s' of '%s' is not valid",
-					      b.drv->input_srcs[i], drv_path);
-			else if (r > 0)
-				r = 0;
-		if (!r)
-			r = build(&b, err);
-	} else if (r > 0) {
+	ALLOC_GROW(sc->nodes, sc->nr + 1, sc->alloc);
+	self = (long)sc->nr++;
+	sc->nodes[self] = (struct node){ .drv_path = xstrdup(drv_path), .drv = drv };
+	if ((r = outputs_valid(s, drv, err)) != 0) {
+		sc->nodes[self].state = DONE;
+		return r < 0 ? r : self;
+	}
+	size_t *deps = xcalloc(drv->nr_input_drvs + 1, sizeof(*deps)), nr = 0;
+	for (size_t i = 0; i < drv->nr_input_drvs; i++) {
+		long d = collect(sc, drv->input_drvs[i].path, depth + 1, err);
+		if (d < 0) {
+			free(deps);
+			return d;
+		}
+		deps[nr++] = (size_t)d;
+	}
+	for (size_t i = 0; i < drv->nr_input_srcs; i++)
+		if ((r = cix_db_is_valid(s->db, drv->input_srcs[i], err)) <= 0) {
+			free(deps);
+			return r < 0 ? r : cix_error(err, -CIX_ENOTFOUND, "input '%s' of '%s' is not valid",
+						     drv->input_srcs[i], drv_path);
+		}
+	/* collect() may have moved the array: index again. */
+	sc->nodes[self].deps = deps;
+	sc->nodes[self].nr_deps = nr;
+	return self;
+}
+
+static long next_ready(struct sched *sc)
+{
+	for (size_t i = 0; i < sc->nr; i++) {
+		struct node *n = &sc->nodes[i];
+		int ready = n->state == PENDING;
+		for (size_t k = 0; ready && k < n->nr_deps; k++)
+			ready = sc->nodes[n->deps[k]].state == DONE;
+		if (ready)
+			return (long)i;
+	}
+	return -1;
+}
+
+static void *worker(void *arg)
+{
+	struct sched *sc = arg;
+	pthread_mutex_lock(&sc->lock);
+	for (;;) {
+		long i = sc->failed ? -1 : next_ready(sc);
+		if (i < 0) {
+			if (!sc->running)
+				break;
+			pthread_cond_wait(&sc->cond, &sc->lock);
+			continue;
+		}
+		struct node *n = &sc->nodes[i];
+		struct building b = { .lock = &sc->lock, .s = sc->s, .drv_path = n->drv_path,
+				      .drv = n->drv, .opts = sc->opts };
+		struct cix_err err = { 0 };
+		n->state = RUNNING;
+		sc->running++;
+		int r = build(&b, &err);
+		sc->running--;
+		sc->nodes[i].state = r < 0 ? FAILED : DONE;
+		if (r < 0 && !sc->failed) {
+			sc->failed = 1;
+			sc->err = err;
+		}
+		pthread_cond_broadcast(&sc->cond);
+	}
+	pthread_cond_broadcast(&sc->cond);
+	pthread_mutex_unlock(&sc->lock);
+	return NULL;
+}
+
+int cix_build_derivations(struct cix_store *s, const char *const *drv_paths, size_t n,
+			  const struct cix_build_opts *opts, struct cix_err *err)
+{
+	struct sched sc = { .s = s, .opts = opts };
+	unsigned jobs = opts->max_jobs ? opts->max_jobs : 1;
+	pthread_t *th = xcalloc(jobs, sizeof(*th));
+	long r = 0;
+
+	pthread_mutex_init(&sc.lock, NULL);
+	pthread_cond_init(&sc.cond, NULL);
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = collect(&sc, drv_paths[i], 0, err);
+	if (r >= 0) {
+		unsigned started = 0;
+		for (unsigned j = 0; j < jobs; j++)
+			if (!pthread_create(&th[j], NULL, worker, &sc))
+				started++;
+			else
+				break;
+		if (!started)
+			worker(&sc);
+		for (unsigned j = 0; j < started; j++)
+			pthread_join(th[j], NULL);
 		r = 0;
+		if (sc.failed) {
+			if (err)
+				*err = sc.err;
+			r = sc.err.code ? sc.err.code : -CIX_EMISMATCH;
+		}
 	}
-	cix_drv_free(b.drv);
-	if (!r) {
-		ALLOC_GROW(done->v, done->nr + 1, done->alloc);
-		done->v[done->nr++] = xstrdup(drv_path);
+	for (size_t i = 0; i < sc.nr; i++) {
+		free(sc.nodes[i].drv_path);
+		cix_drv_free(sc.nodes[i].drv);
+		free(sc.nodes[i].deps);
 	}
-	return r;
+	free(sc.nodes);
+	free(th);
+	pthread_cond_destroy(&sc.cond);
+	pthread_mutex_destroy(&sc.lock);
+	return r < 0 ? (int)r : 0;
 }
 
 int cix_build_derivation(struct cix_store *s, const char *drv_path,
 			 const struct cix_build_opts *opts, struct cix_err *err)
 {
-	struct realised done = { 0 };
-	int r = realise(s, drv_path, opts, &done, 0, err);
-	for (size_t i = 0; i < done.nr; i++)
-		free(done.v[i]);
-	free(done.v);
-	return r;
+	return cix_build_derivations(s, &drv_path, 1, opts, err);
 }

@@ -6,6 +6,7 @@
 #include "store.h"
 
 struct cix_build_opts {
+	unsigned max_jobs;     /* builds at once (0: 1) */
 	unsigned cores;        /* NIX_BUILD_CORES (0: all of them, as Nix) */
 	int keep_failed;       /* -K: keep the build directory of a failed build */
 	int log_fd;            /* where build output is echoed, or -1 */
@@ -26,6 +27,14 @@ struct cix_build_opts {
  */
 int cix_build_derivation(struct cix_store *s, const char *drv_path,
 			 const struct cix_build_opts *opts, struct cix_err *err);
+
+/*
+ * The same for several derivations at once, up to opts->max_jobs builds
+ * running in parallel as their inputs become ready. After a failure no new
+ * build starts; the first failure is returned.
+ */
+int cix_build_derivations(struct cix_store *s, const char *const *drv_paths, size_t n,
+			  const struct cix_build_opts *opts, struct cix_err *err);
 
 /* $CIX_LOG_DIR or "/var/log/cix". */
 const char *cix_log_dir(void);

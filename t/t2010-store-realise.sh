@@ -108,10 +108,39 @@ test_expect_success NIX 'a fixed-output hash mismatch names both hashes, registe
 	test_expect_code 1 cix store --check-validity $(nixs -q --outputs $(cat bad.drv)) 2>/dev/null
 '
 
+test_expect_success NIX 'parallel jobs, and two processes asking for one build' '
+	cat >par.nix <<-\EOF &&
+	let mk = i: deps: derivation { name = "p${toString i}"; system = "x86_64-linux";
+	      builder = "/bin/sh"; inherit deps;
+	      args = [ "-c" "echo building ${toString i}; echo ${toString i} $deps > $out" ]; };
+	    leaves = builtins.genList (i: mk i []) 6;
+	in { top = mk 100 leaves;
+	     slow = derivation { name = "slow"; system = "x86_64-linux"; builder = "/bin/sh";
+	       args = [ "-c" "echo building slow; /bin/sleep 100 & /bin/sleep 1; echo done > $out" ]; }; }
+	EOF
+	nix-instantiate --store "$N" par.nix -A top >top.drv 2>/dev/null &&
+	nix-instantiate --store "$N" par.nix -A slow >slow.drv 2>/dev/null &&
+	nixs --export $(nixs -qR $(cat top.drv slow.drv)) | cix store --import >/dev/null &&
+	cix store -r -j 3 $(cat top.drv) >top.out 2>top.log &&
+	test_line_count = 7 top.log &&
+	nixs -r -j 3 $(cat top.drv) >top.nix 2>/dev/null &&
+	test_cmp top.nix top.out &&
+	test "$(cix store -q --hash $(cat top.out))" = "$(nixs -q --hash $(cat top.out))" &&
+	test "$(cix store -q --references $(cat top.out) | wc -l)" = 6 &&
+	{ cix store -r $(cat slow.drv) >s1.out 2>s1.log & } &&
+	cix store -r $(cat slow.drv) >s2.out 2>s2.log &&
+	wait &&
+	test_cmp s1.out s2.out &&
+	test "$(cat s1.log s2.log | grep -c "building slow")" = 1 &&
+	# What the builder left running was killed with it.
+	! pgrep -f "sleep 100" >/dev/null
+'
+
 test_expect_success 'bad arguments' '
 	test_expect_code 1 cix store -r /etc/passwd 2>err && test_line_count = 1 err &&
 	test_expect_code 1 cix store -r "$CIX_STORE_DIR/00000000000000000000000000000000-x.drv" 2>err &&
-	grep "not valid" err
+	grep "not valid" err &&
+	test_expect_code 2 cix store -r -j x "$CIX_STORE_DIR/00000000000000000000000000000000-x.drv" 2>err
 '
 
 test_done
