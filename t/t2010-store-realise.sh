@@ -116,7 +116,7 @@ test_expect_success NIX 'parallel jobs, and two processes asking for one build' 
 	    leaves = builtins.genList (i: mk i []) 6;
 	in { top = mk 100 leaves;
 	     slow = derivation { name = "slow"; system = "x86_64-linux"; builder = "/bin/sh";
-	       args = [ "-c" "echo building slow; /bin/sleep 100 & /bin/sleep 1; echo done > $out" ]; }; }
+	       args = [ "-c" "echo building slow; /bin/sleep 97.5311 & /bin/sleep 1; echo done > $out" ]; }; }
 	EOF
 	nix-instantiate --store "$N" par.nix -A top >top.drv 2>/dev/null &&
 	nix-instantiate --store "$N" par.nix -A slow >slow.drv 2>/dev/null &&
@@ -133,7 +133,23 @@ test_expect_success NIX 'parallel jobs, and two processes asking for one build' 
 	test_cmp s1.out s2.out &&
 	test "$(cat s1.log s2.log | grep -c "building slow")" = 1 &&
 	# What the builder left running was killed with it.
-	! pgrep -f "sleep 100" >/dev/null
+	for i in 1 2 3 4 5 6 7 8 9 10; do pgrep -f "sleep 97.5311" >/dev/null || break; sleep 0.2; done &&
+	! pgrep -f "sleep 97.5311" >/dev/null
+'
+
+test_expect_success NIX 'an output hard-linked to an outside file is refused, the file untouched' '
+	echo secret >canary && chmod 600 canary &&
+	cat >hl.nix <<-EOF &&
+	derivation { name = "hl"; system = "x86_64-linux"; builder = "/bin/sh";
+	  args = [ "-c" "/bin/mkdir \$out; /bin/ln $PWD/canary \$out/stolen" ]; }
+	EOF
+	nix-instantiate --store "$N" hl.nix >hl.drv 2>/dev/null &&
+	nixs --export $(nixs -qR $(cat hl.drv)) | cix store --import >/dev/null &&
+	test_expect_code 1 cix store -r $(cat hl.drv) 2>err &&
+	grep "hard links" err &&
+	test "$(stat -c %a canary)" = 600 &&
+	test "$(cat canary)" = secret &&
+	test_path_is_missing "$(nixs -q --outputs $(cat hl.drv))"
 '
 
 test_expect_success 'bad arguments' '
