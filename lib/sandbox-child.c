@@ -7,13 +7,16 @@
 #include <grp.h>
 #include <linux/seccomp.h>
 #include <net/if.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -119,7 +122,6 @@ void cix_sandbox_child(const struct sb_plan *plan)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (read(plan->sync_fd, &c, 1) != 1)
 		_exit(127);
-	close(plan->sync_fd);
 
 	if (plan->drop_groups && setgroups(0, NULL) < 0)
 		fail(plan, "cannot drop supplementary groups", NULL);
@@ -168,6 +170,22 @@ void cix_sandbox_child(const struct sb_plan *plan)
 	if (setresgid(CIX_SANDBOX_GID, CIX_SANDBOX_GID, CIX_SANDBOX_GID) < 0 ||
 	    setresuid(CIX_SANDBOX_UID, CIX_SANDBOX_UID, CIX_SANDBOX_UID) < 0)
 		fail(plan, "cannot become the build user", NULL);
+	/*
+	 * A change of credentials clears the parent-death signal: set it
+	 * again, then make sure the caller did not die in between (it keeps
+	 * the sync pipe open until the builder ends).
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		fail(plan, "cannot set the parent-death signal", NULL);
+	struct pollfd pfd = { .fd = plan->sync_fd, .events = POLLIN };
+	if (poll(&pfd, 1, 0) != 0)
+		_exit(127);
+
+	/* As Nix: a session of its own, umask 022, no core dumps. */
+	setsid();
+	umask(022);
+	struct rlimit core = { 0, RLIM_INFINITY };
+	setrlimit(RLIMIT_CORE, &core);
 
 	if (chdir("/build") < 0)
 		fail(plan, "cannot enter", "/build");

@@ -23,7 +23,7 @@ struct sb_mount {
 	char *dst;      /* host path below the new root */
 };
 
-#define SB_FILTER_MAX 160
+#define SB_FILTER_MAX 256
 
 /*
  * Everything the child needs, computed by the parent before clone so that

@@ -161,9 +161,11 @@ int cix_sandbox_run(const struct cix_sandbox_spec *spec,
 	memset(&plan, 0, sizeof(plan));
 	plan.spec = spec;
 	plan.drop_groups = geteuid() == 0;
+	double t0 = now();
 	if ((ret = cix_sandbox_prepare(&plan, err)) < 0)
 		goto out;
 	cix_sandbox_build_filter(&plan);
+	res->prepare_seconds = now() - t0;
 	res->seccomp = plan.filter_len > 0;
 
 	if (pipe2(syncp, O_CLOEXEC) < 0 || pipe2(statusp, O_CLOEXEC) < 0 ||
@@ -196,11 +198,11 @@ int cix_sandbox_run(const struct cix_sandbox_spec *spec,
 	}
 	if ((ret = write_id_maps(pid, spec, plan.drop_groups, err)) < 0)
 		goto kill;
+	/* syncp[1] stays open until the end: the child's sign of our life. */
 	if (write(syncp[1], "1", 1) != 1) {
 		ret = cix_error_errno(err, -errno, "cannot start the sandbox");
 		goto kill;
 	}
-	close_fd(&syncp[1]);
 
 	/* End of file: the builder was executed; a report: set-up failed. */
 	struct sb_failure f;

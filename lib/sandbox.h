@@ -37,9 +37,12 @@
  *
  * Inside: hostname "localhost", domain name "(none)"; only the loopback
  * interface, up; the parent's death kills the sandbox (PR_SET_PDEATHSIG);
- * no new privileges; a seccomp filter makes chmod/fchmod/fchmodat(2)
- * with S_ISUID or S_ISGID fail with EPERM and the setxattr family with
- * ENOTSUP (no setuid file, no file capability, no ACL can be made).
+ * no new privileges; a seccomp filter makes the chmod family, and open,
+ * openat, creat, mknod and mknodat creating a file, fail with EPERM when
+ * the mode holds S_ISUID or S_ISGID, openat2 fail with ENOSYS (libc
+ * falls back to openat) and the setxattr family with ENOTSUP: no setuid
+ * file, no file capability, no ACL can be made.
+ * The builder has a session of its own, umask 022 and no core dumps.
  * Standard input is /dev/null; standard output and error go, through a
  * pipe the caller watches, to spec->log_fd. When the builder (PID 1)
  * exits or is killed, the kernel kills every process left in its PID
@@ -83,6 +86,7 @@ struct cix_sandbox_result {
 	int silent_too_long;          /* killed after spec->max_silent */
 	int log_too_long;             /* killed after spec->max_log bytes */
 	int seccomp;                  /* the seccomp filter was installed */
+	double prepare_seconds;       /* populating the root on the host */
 	double setup_seconds;         /* clone to execve of the builder */
 	double total_seconds;         /* clone to the builder's end */
 };

@@ -14,6 +14,9 @@ for d in /bin /sbin /usr /lib /lib32 /lib64 /libx32; do
 	[ -e $d ] && EXTRA="$EXTRA --extra $d" && EXTRA_DIRS="$EXTRA_DIRS $d"
 done
 
+if [ -x /usr/bin/perl ]; then
+	test_set_prereq PERL
+fi
 if unshare -Ur true 2>/dev/null; then
 	test_set_prereq USERNS
 fi
@@ -164,6 +167,30 @@ run_checks () {
 		test "$(grep -c "^[a-z]*$" log)" = 13
 	'
 
+	test_expect_success $prereq,PERL "$mode: no setuid file is created by open or mknod either" '
+		sb -- /usr/bin/perl -e "use Fcntl; use POSIX;
+			sysopen(F, q{/build/a}, O_CREAT|O_WRONLY, 04755) or print qq{a: \$!\n};
+			sysopen(F, q{/build/b}, O_CREAT|O_WRONLY, 02755) or print qq{b: \$!\n};
+			sysopen(F, q{/build/c}, O_CREAT|O_WRONLY, 0755) or print qq{c: \$!\n};
+			sysopen(F, q{/build/c}, O_WRONLY, 04755) or print qq{c2: \$!\n};
+			POSIX::mkfifo(q{/build/p}, 04755) or print qq{p: \$!\n};
+			printf qq{%04o\n}, umask;" >res 2>log &&
+		printf "a: Operation not permitted\nb: Operation not permitted\np: Operation not permitted\n0022\n" >expect &&
+		test_cmp expect log &&
+		test_path_is_missing "$build/a" && test_path_is_missing "$build/p" &&
+		test -f "$build/c"
+	'
+
+	test_expect_success $prereq "$mode: the sandbox dies with its caller" '
+		m=$(date +%s%N) &&
+		{ sb --env M=$m -- /bin/sh -c "sleep 999$m" >res 2>log & } &&
+		for i in $(seq 50); do marker_alive $m && break; sleep 0.1; done &&
+		marker_alive $m &&
+		pkill -KILL -f "^$SB --root .*M=$m" &&
+		for i in $(seq 50); do marker_alive $m || break; sleep 0.1; done &&
+		! marker_alive $m
+	'
+
 	test_expect_success $prereq "$mode: exit status and signals are reported" '
 		sb -- /bin/sh -c "exit 3" >res 2>log &&
 		grep "^exit 3$" res &&
@@ -227,16 +254,6 @@ RUNAS="runuser -u nobody --"
 run_checks "unprivileged" UNPRIV
 RUNAS=
 WORK=$TRASH_DIRECTORY/work
-
-test_expect_success ROOT,USERNS 'the sandbox dies with its caller' '
-	m=$(date +%s%N) &&
-	{ sb -- /bin/sh -c "sleep 999$m" >res 2>log & } &&
-	for i in $(seq 50); do marker_alive $m && break; sleep 0.1; done &&
-	marker_alive $m &&
-	pkill -KILL -f "^$SB --root" &&
-	for i in $(seq 50); do marker_alive $m || break; sleep 0.1; done &&
-	! marker_alive $m
-'
 
 test_expect_success ROOT,USERNS 'bad specifications are refused' '
 	test_expect_code 1 "$SB" --root "$WORK/r1" --store "$STORE" --input /etc --build "$WORK" -- /bin/true 2>err &&
