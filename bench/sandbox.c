@@ -15,7 +15,7 @@
  *                     the mean, minimum and maximum set-up time
  * prints "exit N" or "signal N", then "timed_out", "silent_too_long",
  * "log_too_long" when so, "seccomp" when the filter was installed, and
- * "setup_ms X"; the builder's output goes to standard error. Exit status:
+ * "prepare_ms X" and "setup_ms X"; the builder's output goes to standard error. Exit status:
  * 0 when the sandbox ran, 1 when it could not be set up (message on
  * standard error), 2 on a usage error.
  *
@@ -157,9 +157,10 @@ int main(int argc, char **argv)
 		if (res.silent_too_long) puts("silent_too_long");
 		if (res.log_too_long) puts("log_too_long");
 		if (res.seccomp) puts("seccomp");
+		printf("prepare_ms %.3f\n", res.prepare_seconds * 1000);
 		printf("setup_ms %.3f\n", res.setup_seconds * 1000);
 	} else {
-		double sum = 0, min = 1e9, max = 0, tot = 0;
+		double sum = 0, min = 1e9, max = 0, tot = 0, prep = 0;
 		char dir[4096];
 		mkdir(root, 0700);
 		for (unsigned i = 0; i < repeat; i++) {
@@ -176,12 +177,14 @@ int main(int argc, char **argv)
 			if (!WIFEXITED(res.status) || WEXITSTATUS(res.status))
 				ret = 1;
 			sum += res.setup_seconds;
+			prep += res.prepare_seconds;
 			tot += res.total_seconds;
 			if (res.setup_seconds < min) min = res.setup_seconds;
 			if (res.setup_seconds > max) max = res.setup_seconds;
 		}
-		printf("runs %u setup_ms mean %.3f min %.3f max %.3f; whole run mean %.3f ms\n",
-		       repeat, sum / repeat * 1000, min * 1000, max * 1000, tot / repeat * 1000);
+		printf("runs %u setup_ms mean %.3f min %.3f max %.3f; prepare mean %.3f ms;"
+		       " clone to end mean %.3f ms\n", repeat, sum / repeat * 1000, min * 1000,
+		       max * 1000, prep / repeat * 1000, tot / repeat * 1000);
 	}
 	free(inputs);
 	free(extras);

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "sandbox-int.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -204,6 +205,26 @@ static int reserved_path(const char *p)
 	return 0;
 }
 
+static int dir_is_empty(int fd)
+{
+	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+	struct dirent *de;
+	int empty = 1;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0;
+	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			empty = 0;
+			break;
+		}
+	closedir(d);
+	return empty;
+}
+
 static int check_spec(const struct cix_sandbox_spec *s, struct cix_err *err)
 {
 	if (!s->root || !s->store_dir || !s->build_dir || !s->builder || !s->argv || !s->envp)
@@ -225,7 +246,11 @@ static int check_spec(const struct cix_sandbox_spec *s, struct cix_err *err)
 		const char *p = s->extra_paths[i];
 		if (!clean_abs_path(p))
 			return quoted_error(err, -CIX_EINVAL, "extra sandbox path '%s' is not clean and absolute", p);
-		if (reserved_path(p) || (!strncmp(p, "/tmp", 4) && (!p[4] || p[4] == '/')))
+		/* Files below /etc may be added (resolv.conf for FODs). */
+		int etc_file = !strncmp(p, "/etc/", 5) && strcmp(p, "/etc/passwd") &&
+			strcmp(p, "/etc/group") && (s->network || strcmp(p, "/etc/hosts"));
+		if ((reserved_path(p) && !etc_file) ||
+		    (!strncmp(p, "/tmp", 4) && (!p[4] || p[4] == '/')))
 			return quoted_error(err, -CIX_EINVAL, "extra sandbox path '%s' is reserved", p);
 		if (!strncmp(p, s->store_dir, sl) && (!p[sl] || p[sl] == '/'))
 			return quoted_error(err, -CIX_EINVAL, "extra sandbox path '%s' is in the store", p);
@@ -250,6 +275,21 @@ int cix_sandbox_prepare(struct sb_plan *plan, struct cix_err *err)
 	int rootfd = open(plan->root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (rootfd < 0)
 		return quoted_error(err, -errno, "cannot open sandbox root '%s'", plan->root);
+	struct stat st;
+	if (fstat(rootfd, &st) < 0) {
+		ret = quoted_error(err, -errno, "cannot stat sandbox root '%s'", plan->root);
+		goto out;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+		ret = quoted_error(err, -CIX_EINVAL,
+				   "sandbox root '%s' must be ours and writable by no one else",
+				   plan->root);
+		goto out;
+	}
+	if (!dir_is_empty(rootfd)) {
+		ret = quoted_error(err, -CIX_EEXIST, "sandbox root '%s' is not empty", plan->root);
+		goto out;
+	}
 	/* The build user reaches the root through its group, as in Nix. */
 	if (fchmod(rootfd, 0750) < 0 ||
 	    (build_user && fchown(rootfd, (uid_t)-1, s->gid) < 0)) {
@@ -284,6 +324,15 @@ int cix_sandbox_prepare(struct sb_plan *plan, struct cix_err *err)
 		free(p);
 	}
 
+	if (mkdirat(rootfd, "etc", 0755) < 0) {
+		ret = quoted_error(err, -errno, "cannot create '%s' in the sandbox", "/etc");
+		goto out;
+	}
+	if ((ret = write_at(rootfd, "etc/passwd", etc_passwd, err)) < 0 ||
+	    (ret = write_at(rootfd, "etc/group", etc_group, err)) < 0 ||
+	    (!s->network && (ret = write_at(rootfd, "etc/hosts", etc_hosts, err)) < 0))
+		goto out;
+
 	for (size_t i = 0; i < s->nr_inputs; i++)
 		if ((ret = add_bind(plan, rootfd, s->inputs[i], SB_BIND_RO, err)) < 0)
 			goto out;
@@ -296,15 +345,6 @@ int cix_sandbox_prepare(struct sb_plan *plan, struct cix_err *err)
 		goto out;
 	}
 	add_mount(plan, SB_BIND_RW, s->build_dir, "/build");
-
-	if (mkdirat(rootfd, "etc", 0755) < 0) {
-		ret = quoted_error(err, -errno, "cannot create '%s' in the sandbox", "/etc");
-		goto out;
-	}
-	if ((ret = write_at(rootfd, "etc/passwd", etc_passwd, err)) < 0 ||
-	    (ret = write_at(rootfd, "etc/group", etc_group, err)) < 0 ||
-	    (!s->network && (ret = write_at(rootfd, "etc/hosts", etc_hosts, err)) < 0))
-		goto out;
 
 	if (mkdirat(rootfd, "dev", 0755) < 0 || mkdirat(rootfd, "dev/shm", 0755) < 0 ||
 	    mkdirat(rootfd, "dev/pts", 0755) < 0 || mkdirat(rootfd, "proc", 0555) < 0) {

@@ -55,6 +55,12 @@ static int write_id_maps(pid_t pid, const struct cix_sandbox_spec *s,
 	return write_proc(pid, "gid_map", buf, err);
 }
 
+/* Kill the builder, PID 1 of its namespace, hence all of it. */
+static void kill_tree(int pidfd)
+{
+	syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+}
+
 static void close_fd(int *fd)
 {
 	if (*fd >= 0)
@@ -69,7 +75,7 @@ static void close_fd(int *fd)
 static void watch(pid_t pid, int pidfd, int logr, const struct cix_sandbox_spec *s,
 		  struct cix_sandbox_result *res, double start)
 {
-	double last = now();
+	double last = now(), drain_until = 0;
 	unsigned long long logged = 0;
 	int killed = 0, exited = 0;
 	char buf[65536];
@@ -81,11 +87,21 @@ static void watch(pid_t pid, int pidfd, int logr, const struct cix_sandbox_spec 
 		};
 		int timeout = -1;
 		double t = now();
-		if (!killed && s->timeout) {
+		if (exited) {
+			/*
+			 * Everything in the namespace is dead; only a process
+			 * outside (given the pipe over a socket, with network)
+			 * could hold it open: do not wait for it long.
+			 */
+			if (t >= drain_until)
+				break;
+			timeout = (int)((drain_until - t) * 1000) + 1;
+		}
+		if (!killed && !exited && s->timeout) {
 			double left = start + s->timeout - t;
 			timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
 		}
-		if (!killed && s->max_silent) {
+		if (!killed && !exited && s->max_silent) {
 			double left = last + s->max_silent - t;
 			int ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
 			if (timeout < 0 || ms < timeout)
@@ -95,14 +111,16 @@ static void watch(pid_t pid, int pidfd, int logr, const struct cix_sandbox_spec 
 		if (n < 0 && errno != EINTR)
 			break;
 		t = now();
-		if (!killed && s->timeout && t >= start + s->timeout) {
+		if (killed || exited) {
+			/* nothing to enforce */
+		} else if (s->timeout && t >= start + s->timeout) {
 			res->timed_out = 1;
 			killed = 1;
-			kill(pid, SIGKILL);
-		} else if (!killed && s->max_silent && t >= last + s->max_silent) {
+			kill_tree(pidfd);
+		} else if (s->max_silent && t >= last + s->max_silent) {
 			res->silent_too_long = 1;
 			killed = 1;
-			kill(pid, SIGKILL);
+			kill_tree(pidfd);
 		}
 		if (n <= 0)
 			continue;
@@ -117,10 +135,10 @@ static void watch(pid_t pid, int pidfd, int logr, const struct cix_sandbox_spec 
 				size_t w = (size_t)r;
 				if (s->max_log && logged + w > s->max_log) {
 					w = (size_t)(s->max_log - logged);
-					if (!killed) {
+					if (!killed && !exited) {
 						res->log_too_long = 1;
 						killed = 1;
-						kill(pid, SIGKILL);
+						kill_tree(pidfd);
 					}
 				}
 				logged += w;
@@ -137,12 +155,13 @@ static void watch(pid_t pid, int pidfd, int logr, const struct cix_sandbox_spec 
 				;
 			exited = 1;
 			res->total_seconds = now() - start;
+			drain_until = now() + 1;
 		}
 	}
 	if (logr >= 0)
 		close(logr);
 	if (!exited) {
-		kill(pid, SIGKILL);
+		kill_tree(pidfd);
 		while (waitpid(pid, &res->status, 0) < 0 && errno == EINTR)
 			;
 		res->total_seconds = now() - start;
@@ -230,7 +249,10 @@ int cix_sandbox_run(const struct cix_sandbox_spec *spec,
 	goto out;
 
 kill:
-	kill(pid, SIGKILL);
+	if (pidfd >= 0)
+		kill_tree(pidfd);
+	else
+		kill(pid, SIGKILL);   /* not reaped yet: pid is still ours */
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 out:

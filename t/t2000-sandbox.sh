@@ -90,9 +90,10 @@ run_checks () {
 	'
 
 	test_expect_success $prereq "$mode: host files are out of reach" '
-		sb -- /bin/sh -c "cat $TRASH_DIRECTORY/canary; echo --; ls $TRASH_DIRECTORY; echo --; ls $STORE;
+		sb -- /bin/sh -c "cat $TRASH_DIRECTORY/canary; kill -0 $$ && echo SIGNALLED;
+			echo --; ls $TRASH_DIRECTORY; echo --; ls $STORE;
 			echo --; ls /" >res 2>log &&
-		! grep secret log &&
+		! grep "secret\|SIGNALLED" log &&
 		sed -n "/^--$/,\$p" log >actual &&
 		{ echo -- && echo store && echo -- && basename "$IN" && echo -- &&
 		  { top=${STORE#/} && echo "${top%%/*}" &&
@@ -138,6 +139,15 @@ run_checks () {
 		test "$(cat "$build/sub/f")" = tmp &&
 		printf "drwxrwxrwt\ndrwxrwxr-t\n" >expect &&
 		test_cmp expect log
+	'
+
+	test_expect_success $prereq "$mode: inputs cannot be hard-linked into outputs" '
+		sb --env out=$OUT -- /bin/sh -c "mkdir \$out; ln $IN/data \$out/l && echo LINKED;
+			echo x >/build/f; ln /build/f \$out/m && echo LINKED; ln /etc/passwd \$out/p && echo LINKED;
+			ln /build/f /tmp/f && echo LINKED; ls \$out" >res 2>log &&
+		grep "^exit 0$" res &&
+		! grep LINKED log && test "$(grep -c "Invalid cross-device link" log)" = 4 &&
+		test -z "$(ls "$root$OUT")"
 	'
 
 	test_expect_success $prereq "$mode: no setuid or setgid file can be made" '
@@ -234,9 +244,11 @@ run_checks () {
 		lpid=$! &&
 		for i in 1 2 3 4 5 6 7 8 9 10; do test -s port2 && break; sleep 0.2; done &&
 		port=$(cat port2) &&
-		sb --network -- /bin/bash -c "exec 3<>/dev/tcp/127.0.0.1/$port && cat <&3; ls /etc" >res 2>log;
+		sb --network --extra /etc/hosts -- /bin/bash -c "exec 3<>/dev/tcp/127.0.0.1/$port && cat <&3;
+			ls /etc; echo --; cat /etc/hosts" >res 2>log;
 		kill $lpid;
-		grep "^hello$" log && ! grep hosts log
+		grep "^hello$" log &&
+		sed "1,/^--$/d" log >actual && test_cmp /etc/hosts actual
 	'
 }
 
@@ -262,6 +274,16 @@ test_expect_success ROOT,USERNS 'bad specifications are refused' '
 	grep "not clean" err &&
 	test_expect_code 1 "$SB" --root "$WORK/r3" --store "$STORE" --extra /proc --build "$WORK" -- /bin/true 2>err &&
 	grep "reserved" err &&
+	test_expect_code 1 "$SB" --root "$WORK/r6" --store "$STORE" --extra /etc/passwd --network --build "$WORK" -- /bin/true 2>err &&
+	grep "reserved" err &&
+	test_expect_code 1 "$SB" --root "$WORK/r7" --store "$STORE" --extra /etc/hosts --build "$WORK" -- /bin/true 2>err &&
+	grep "reserved" err &&
+	mkdir -m 777 "$WORK/r8" &&
+	test_expect_code 1 "$SB" --root "$WORK/r8" --store "$STORE" --build "$WORK" -- /bin/true 2>err &&
+	grep "writable by no one else" err &&
+	mkdir "$WORK/r9" && echo x >"$WORK/r9/x" &&
+	test_expect_code 1 "$SB" --root "$WORK/r9" --store "$STORE" --build "$WORK" -- /bin/true 2>err &&
+	grep "is not empty" err &&
 	test_expect_code 1 "$SB" --root "$WORK/r4" --store "$STORE" --build "$WORK" -- /no/such/builder 2>err &&
 	grep "cannot execute" err &&
 	test_expect_code 1 "$SB" --root "$WORK/r5" --store "$STORE" --input "$STORE/missing" --build "$WORK" -- /bin/true 2>err &&
