@@ -1,0 +1,194 @@
+/* sandbox-child.c - the sandbox's first process: mounts, pivot_root, exec */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "sandbox-int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/seccomp.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/*
+ * This runs between clone and execve in a copy of a possibly
+ * multi-threaded parent: system calls only, no allocation, no stdio.
+ */
+
+static void copy_str(char *dst, size_t size, const char *src)
+{
+	size_t i = 0;
+	if (src)
+		for (; src[i] && i + 1 < size; i++)
+			dst[i] = src[i];
+	dst[i] = '\0';
+}
+
+CIX_NORETURN static void fail(const struct sb_plan *plan, const char *what,
+			      const char *path)
+{
+	struct sb_failure f;
+	memset(&f, 0, sizeof(f));
+	f.err = errno;
+	copy_str(f.what, sizeof(f.what), what);
+	copy_str(f.path, sizeof(f.path), path);
+	/* The parent reads the report whole or not at all. */
+	ssize_t n = write(plan->status_fd, &f, sizeof(f));
+	(void)n;
+	_exit(127);
+}
+
+/* The per-mount flags a user namespace locks: a remount must keep them. */
+static unsigned long locked_flags(const char *path)
+{
+	struct statvfs sv;
+	unsigned long fl = 0;
+	if (statvfs(path, &sv) < 0)
+		return 0;
+	if (sv.f_flag & ST_RDONLY) fl |= MS_RDONLY;
+	if (sv.f_flag & ST_NOSUID) fl |= MS_NOSUID;
+	if (sv.f_flag & ST_NODEV) fl |= MS_NODEV;
+	if (sv.f_flag & ST_NOEXEC) fl |= MS_NOEXEC;
+	if (sv.f_flag & ST_NOATIME) fl |= MS_NOATIME;
+	if (sv.f_flag & ST_NODIRATIME) fl |= MS_NODIRATIME;
+	if (sv.f_flag & ST_RELATIME) fl |= MS_RELATIME;
+	return fl;
+}
+
+static void do_mount(const struct sb_plan *plan, const struct sb_mount *m)
+{
+	unsigned long extra;
+	switch (m->kind) {
+	case SB_BIND_RO:
+	case SB_BIND_RW:
+		if (mount(m->src, m->dst, NULL, MS_BIND | MS_REC, NULL) < 0)
+			fail(plan, "cannot bind-mount", m->dst);
+		extra = MS_NOSUID | MS_NODEV | (m->kind == SB_BIND_RO ? MS_RDONLY : 0);
+		if (mount(NULL, m->dst, NULL, MS_REMOUNT | MS_BIND | extra |
+			  locked_flags(m->dst), NULL) < 0)
+			fail(plan, "cannot remount", m->dst);
+		break;
+	case SB_BIND_DEV:
+		if (mount(m->src, m->dst, NULL, MS_BIND, NULL) < 0)
+			fail(plan, "cannot bind-mount", m->dst);
+		break;
+	case SB_TMPFS:
+		if (mount("none", m->dst, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+			fail(plan, "cannot mount tmpfs on", m->dst);
+		break;
+	case SB_PROC:
+		if (mount("none", m->dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+			fail(plan, "cannot mount proc on", m->dst);
+		break;
+	case SB_DEVPTS:
+		/* Optional, as in Nix: a builder can live without ptys. */
+		mount("none", m->dst, "devpts", MS_NOSUID | MS_NOEXEC,
+		      "newinstance,mode=0620,ptmxmode=0666");
+		break;
+	}
+}
+
+static void loopback_up(const struct sb_plan *plan)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct ifreq ifr;
+	if (fd < 0)
+		fail(plan, "cannot open a socket", NULL);
+	memset(&ifr, 0, sizeof(ifr));
+	copy_str(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	ifr.ifr_flags = IFF_UP | IFF_LOOPBACK | IFF_RUNNING;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		fail(plan, "cannot bring up", "lo");
+	close(fd);
+}
+
+void cix_sandbox_child(const struct sb_plan *plan)
+{
+	const struct cix_sandbox_spec *s = plan->spec;
+	char c;
+
+	/* Die with the caller; the caller may already be gone. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (read(plan->sync_fd, &c, 1) != 1)
+		_exit(127);
+
+	if (plan->drop_groups && setgroups(0, NULL) < 0)
+		fail(plan, "cannot drop supplementary groups", NULL);
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		fail(plan, "cannot make mounts private", "/");
+	for (size_t i = 0; i < plan->nr_mounts; i++)
+		do_mount(plan, &plan->mounts[i]);
+
+	if (sethostname("localhost", 9) < 0 || setdomainname("(none)", 6) < 0)
+		fail(plan, "cannot set the host name", NULL);
+	if (!s->network)
+		loopback_up(plan);
+
+	if (chdir(plan->root) < 0)
+		fail(plan, "cannot enter", plan->root);
+	if (syscall(SYS_pivot_root, ".", ".") < 0)
+		fail(plan, "cannot pivot_root to", plan->root);
+	if (umount2(".", MNT_DETACH) < 0)
+		fail(plan, "cannot detach the old root", NULL);
+	if (chdir("/") < 0)
+		fail(plan, "cannot enter", "/");
+	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
+		  MS_NODEV | locked_flags("/"), NULL) < 0)
+		fail(plan, "cannot make the root read-only", "/");
+
+	int nullfd = open("/dev/null", O_RDONLY);
+	if (nullfd < 0)
+		fail(plan, "cannot open", "/dev/null");
+	if (dup2(nullfd, 0) < 0 || dup2(plan->log_fd, 1) < 0 || dup2(plan->log_fd, 2) < 0)
+		fail(plan, "cannot set up standard output", NULL);
+	/* Every other descriptor closes at exec (the status pipe already does). */
+	if (syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */) < 0)
+		fail(plan, "cannot close descriptors", NULL);
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		fail(plan, "cannot set no_new_privs", NULL);
+	if (plan->filter_len) {
+		struct sock_fprog prog = {
+			.len = plan->filter_len,
+			.filter = (struct sock_filter *)plan->filter,
+		};
+		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
+			fail(plan, "cannot install the seccomp filter", NULL);
+	}
+	if (setresgid(CIX_SANDBOX_GID, CIX_SANDBOX_GID, CIX_SANDBOX_GID) < 0 ||
+	    setresuid(CIX_SANDBOX_UID, CIX_SANDBOX_UID, CIX_SANDBOX_UID) < 0)
+		fail(plan, "cannot become the build user", NULL);
+	/*
+	 * A change of credentials clears the parent-death signal: set it
+	 * again, then make sure the caller did not die in between (it keeps
+	 * the sync pipe open until the builder ends).
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		fail(plan, "cannot set the parent-death signal", NULL);
+	struct pollfd pfd = { .fd = plan->sync_fd, .events = POLLIN };
+	if (poll(&pfd, 1, 0) != 0)
+		_exit(127);
+
+	/* As Nix: a session of its own, umask 022, no core dumps. */
+	setsid();
+	umask(022);
+	struct rlimit core = { 0, RLIM_INFINITY };
+	setrlimit(RLIMIT_CORE, &core);
+
+	if (chdir("/build") < 0)
+		fail(plan, "cannot enter", "/build");
+	execve(s->builder, s->argv, s->envp);
+	fail(plan, "cannot execute", s->builder);
+}

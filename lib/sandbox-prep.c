@@ -1,0 +1,385 @@
+/* sandbox-prep.c - populate the sandbox's new root on the host, plan its mounts */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "sandbox-int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "quote.h"
+
+/*
+ * Nix 2.8's files (local-derivation-goal.cc): the build user is uid 1000,
+ * gid 100, its home the build directory /build.
+ */
+static const char etc_passwd[] =
+	"root:x:0:0:Nix build user:/build:/noshell\n"
+	"nixbld:x:1000:100:Nix build user:/build:/noshell\n"
+	"nobody:x:65534:65534:Nobody:/:/noshell\n";
+static const char etc_group[] =
+	"root:x:0:\n"
+	"nixbld:!:100:\n"
+	"nogroup:x:65534:\n";
+static const char etc_hosts[] =
+	"127.0.0.1 localhost\n"
+	"::1 localhost\n";
+
+static const char *const dev_nodes[] = {
+	"null", "zero", "full", "random", "urandom", "tty",
+};
+
+static char *join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *p = xmalloc(la + lb + 1);
+	memcpy(p, a, la);
+	memcpy(p + la, b, lb + 1);
+	return p;
+}
+
+static void add_mount(struct sb_plan *plan, enum sb_mount_kind kind,
+		      const char *src, const char *logical)
+{
+	ALLOC_GROW(plan->mounts, plan->nr_mounts + 1, plan->alloc_mounts);
+	struct sb_mount *m = &plan->mounts[plan->nr_mounts++];
+	m->kind = kind;
+	m->src = src ? xstrdup(src) : NULL;
+	m->dst = join(plan->root, logical);
+}
+
+void cix_sandbox_plan_release(struct sb_plan *plan)
+{
+	for (size_t i = 0; i < plan->nr_mounts; i++) {
+		free(plan->mounts[i].src);
+		free(plan->mounts[i].dst);
+	}
+	free(plan->mounts);
+	plan->mounts = NULL;
+	plan->nr_mounts = plan->alloc_mounts = 0;
+	free(plan->root);
+	plan->root = NULL;
+}
+
+/*
+ * An absolute path without empty, "." or ".." components and without a
+ * trailing slash; not "/" itself.
+ */
+static int clean_abs_path(const char *p)
+{
+	if (p[0] != '/' || !p[1] || strlen(p) >= PATH_MAX - 64)
+		return 0;
+	const char *c = p + 1;
+	for (;;) {
+		const char *e = strchrnul(c, '/');
+		size_t n = (size_t)(e - c);
+		if (!n || (n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+		if (!*e)
+			return 1;
+		c = e + 1;
+	}
+}
+
+CIX_PRINTF(3, 4)
+static int sb_error(struct cix_err *err, int code, const char *fmt, ...)
+{
+	char msg[CIX_ERR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (code > -CIX_EBASE)
+		return cix_error_errno(err, code, "%s", msg);
+	return cix_error(err, code, "%s", msg);
+}
+
+/* An error naming path, quoted: fmt holds one %s. */
+#define quoted_error(err, code, fmt, path)                                  \
+	({                                                                  \
+		char q_[256];                                               \
+		int c_ = (code);                                            \
+		cix_quote(q_, sizeof(q_), (path), strlen(path));            \
+		sb_error((err), c_, fmt, q_);                               \
+	})
+
+/* mkdir -p of logical path p (absolute) below rootfd, each new dir 0755. */
+static int mkdirs_at(int rootfd, const char *p, struct cix_err *err)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(p);
+	if (n >= sizeof(buf))
+		return cix_error(err, -CIX_ELIMIT, "sandbox path too long");
+	memcpy(buf, p, n + 1);
+	for (char *s = buf + 1;; s++) {
+		if (*s == '/' || !*s) {
+			char c = *s;
+			*s = '\0';
+			struct stat st;
+			if (mkdirat(rootfd, buf + 1, 0755) < 0 && errno != EEXIST)
+				return quoted_error(err, -errno, "cannot create '%s' in the sandbox", buf);
+			if (fstatat(rootfd, buf + 1, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				return quoted_error(err, -errno, "cannot stat '%s' in the sandbox", buf);
+			if (!S_ISDIR(st.st_mode))
+				return quoted_error(err, -CIX_EINVAL, "'%s' in the sandbox is not a directory", buf);
+			*s = c;
+			if (!c)
+				return 0;
+		}
+	}
+}
+
+static int write_at(int rootfd, const char *rel, const char *data, struct cix_err *err)
+{
+	int fd = openat(rootfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return quoted_error(err, -errno, "cannot create '%s' in the sandbox", rel);
+	int ret = cix_write_full(fd, data, strlen(data));
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	if (ret < 0)
+		return quoted_error(err, ret, "cannot write '%s' in the sandbox", rel);
+	return 0;
+}
+
+/*
+ * Make the mount point (or, for a symlink, a copy of it) for host path
+ * `path` at the same logical place below the root, and plan its mount.
+ */
+static int add_bind(struct sb_plan *plan, int rootfd, const char *path,
+		    enum sb_mount_kind kind, struct cix_err *err)
+{
+	struct stat st;
+	const char *rel = path + 1;
+	if (lstat(path, &st) < 0)
+		return quoted_error(err, -errno, "cannot stat '%s'", path);
+	const char *slash = strrchr(path, '/');
+	if (slash != path) {
+		char parent[PATH_MAX];
+		memcpy(parent, path, (size_t)(slash - path));
+		parent[slash - path] = '\0';
+		int ret = mkdirs_at(rootfd, parent, err);
+		if (ret < 0)
+			return ret;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		char target[PATH_MAX];
+		ssize_t n = readlink(path, target, sizeof(target) - 1);
+		if (n < 0)
+			return quoted_error(err, -errno, "cannot read link '%s'", path);
+		target[n] = '\0';
+		if (symlinkat(target, rootfd, rel) < 0)
+			return quoted_error(err, -errno, "cannot copy link '%s'", path);
+		return 0;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (mkdirat(rootfd, rel, 0755) < 0)
+			return quoted_error(err, -errno, "cannot create mount point '%s'", path);
+	} else if (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)) {
+		int fd = openat(rootfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+		if (fd < 0)
+			return quoted_error(err, -errno, "cannot create mount point '%s'", path);
+		close(fd);
+	} else {
+		return quoted_error(err, -CIX_EUNSUPPORTED, "cannot bind '%s': not a file or directory", path);
+	}
+	add_mount(plan, kind, path, path);
+	return 0;
+}
+
+/* Paths the sandbox makes itself: /proc, /dev, /build, /etc and below. */
+static int reserved_path(const char *p)
+{
+	static const char *const reserved[] = { "/proc", "/dev", "/build", "/etc" };
+	for (size_t j = 0; j < ARRAY_SIZE(reserved); j++) {
+		size_t rl = strlen(reserved[j]);
+		if (!strncmp(p, reserved[j], rl) && (!p[rl] || p[rl] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+static int dir_is_empty(int fd)
+{
+	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+	struct dirent *de;
+	int empty = 1;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0;
+	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			empty = 0;
+			break;
+		}
+	closedir(d);
+	return empty;
+}
+
+static int check_spec(const struct cix_sandbox_spec *s, struct cix_err *err)
+{
+	if (!s->root || !s->store_dir || !s->build_dir || !s->builder || !s->argv || !s->envp)
+		return cix_error(err, -CIX_EINVAL, "incomplete sandbox specification");
+	if (s->root[0] != '/' || !clean_abs_path(s->store_dir))
+		return cix_error(err, -CIX_EINVAL, "sandbox root and store directory must be absolute");
+	if (s->builder[0] != '/')
+		return quoted_error(err, -CIX_EINVAL, "builder '%s' is not an absolute path", s->builder);
+	size_t sl = strlen(s->store_dir);
+	if (reserved_path(s->store_dir) || !strcmp(s->store_dir, "/tmp"))
+		return quoted_error(err, -CIX_EINVAL, "store directory '%s' is reserved in the sandbox", s->store_dir);
+	for (size_t i = 0; i < s->nr_inputs; i++) {
+		const char *p = s->inputs[i];
+		if (strncmp(p, s->store_dir, sl) || p[sl] != '/' ||
+		    !clean_abs_path(p) || strchr(p + sl + 1, '/'))
+			return quoted_error(err, -CIX_EINVAL, "input '%s' is not a store path", p);
+	}
+	for (size_t i = 0; i < s->nr_extra_paths; i++) {
+		const char *p = s->extra_paths[i];
+		if (!clean_abs_path(p))
+			return quoted_error(err, -CIX_EINVAL, "extra sandbox path '%s' is not clean and absolute", p);
+		/* Files below /etc may be added (resolv.conf for FODs). */
+		int etc_file = !strncmp(p, "/etc/", 5) && strcmp(p, "/etc/passwd") &&
+			strcmp(p, "/etc/group") && (s->network || strcmp(p, "/etc/hosts"));
+		if ((reserved_path(p) && !etc_file) ||
+		    (!strncmp(p, "/tmp", 4) && (!p[4] || p[4] == '/')))
+			return quoted_error(err, -CIX_EINVAL, "extra sandbox path '%s' is reserved", p);
+		if (!strncmp(p, s->store_dir, sl) && (!p[sl] || p[sl] == '/'))
+			return quoted_error(err, -CIX_EINVAL, "extra sandbox path '%s' is in the store", p);
+	}
+	return 0;
+}
+
+int cix_sandbox_prepare(struct sb_plan *plan, struct cix_err *err)
+{
+	const struct cix_sandbox_spec *s = plan->spec;
+	int build_user = s->uid != (uid_t)-1;
+	int ret = check_spec(s, err);
+	if (ret < 0)
+		return ret;
+	plan->root = xstrdup(s->root);
+	size_t rl = strlen(plan->root);
+	while (rl > 1 && plan->root[rl - 1] == '/')
+		plan->root[--rl] = '\0';
+	if (rl == 1)
+		return cix_error(err, -CIX_EINVAL, "the sandbox root cannot be /");
+
+	int rootfd = open(plan->root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (rootfd < 0)
+		return quoted_error(err, -errno, "cannot open sandbox root '%s'", plan->root);
+	struct stat st;
+	if (fstat(rootfd, &st) < 0) {
+		ret = quoted_error(err, -errno, "cannot stat sandbox root '%s'", plan->root);
+		goto out;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+		ret = quoted_error(err, -CIX_EINVAL,
+				   "sandbox root '%s' must be ours and writable by no one else",
+				   plan->root);
+		goto out;
+	}
+	if (!dir_is_empty(rootfd)) {
+		ret = quoted_error(err, -CIX_EEXIST, "sandbox root '%s' is not empty", plan->root);
+		goto out;
+	}
+	/* The build user reaches the root through its group, as in Nix. */
+	if (fchmod(rootfd, 0750) < 0 ||
+	    (build_user && fchown(rootfd, (uid_t)-1, s->gid) < 0)) {
+		ret = quoted_error(err, -errno, "cannot set up sandbox root '%s'", plan->root);
+		goto out;
+	}
+
+	/* The root itself, bound on itself: pivot_root needs a mount. */
+	add_mount(plan, SB_BIND_RW, plan->root, "");
+
+	/* /tmp before the store, which may lie below it. */
+	if (mkdirat(rootfd, "tmp", 0755) < 0 || fchmodat(rootfd, "tmp", 01777, 0) < 0) {
+		ret = quoted_error(err, -errno, "cannot create '%s' in the sandbox", "/tmp");
+		goto out;
+	}
+	{
+		char *p = join(plan->root, "/tmp");
+		add_mount(plan, SB_BIND_RW, p, "/tmp");
+		free(p);
+	}
+
+	if ((ret = mkdirs_at(rootfd, s->store_dir, err)) < 0)
+		goto out;
+	if (fchmodat(rootfd, s->store_dir + 1, 01775, 0) < 0 ||
+	    (build_user && fchownat(rootfd, s->store_dir + 1, 0, s->gid, AT_SYMLINK_NOFOLLOW) < 0)) {
+		ret = quoted_error(err, -errno, "cannot set up '%s' in the sandbox", s->store_dir);
+		goto out;
+	}
+	{
+		char *p = join(plan->root, s->store_dir);
+		add_mount(plan, SB_BIND_RW, p, s->store_dir);
+		free(p);
+	}
+
+	if (mkdirat(rootfd, "etc", 0755) < 0) {
+		ret = quoted_error(err, -errno, "cannot create '%s' in the sandbox", "/etc");
+		goto out;
+	}
+	if ((ret = write_at(rootfd, "etc/passwd", etc_passwd, err)) < 0 ||
+	    (ret = write_at(rootfd, "etc/group", etc_group, err)) < 0 ||
+	    (!s->network && (ret = write_at(rootfd, "etc/hosts", etc_hosts, err)) < 0))
+		goto out;
+
+	for (size_t i = 0; i < s->nr_inputs; i++)
+		if ((ret = add_bind(plan, rootfd, s->inputs[i], SB_BIND_RO, err)) < 0)
+			goto out;
+	for (size_t i = 0; i < s->nr_extra_paths; i++)
+		if ((ret = add_bind(plan, rootfd, s->extra_paths[i], SB_BIND_RO, err)) < 0)
+			goto out;
+
+	if (mkdirat(rootfd, "build", 0755) < 0) {
+		ret = quoted_error(err, -errno, "cannot create '%s' in the sandbox", "/build");
+		goto out;
+	}
+	add_mount(plan, SB_BIND_RW, s->build_dir, "/build");
+
+	if (mkdirat(rootfd, "dev", 0755) < 0 || mkdirat(rootfd, "dev/shm", 0755) < 0 ||
+	    mkdirat(rootfd, "dev/pts", 0755) < 0 || mkdirat(rootfd, "proc", 0555) < 0) {
+		ret = quoted_error(err, -errno, "cannot create '%s' in the sandbox", "/dev");
+		goto out;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(dev_nodes); i++) {
+		char rel[32], host[32];
+		snprintf(rel, sizeof(rel), "dev/%s", dev_nodes[i]);
+		snprintf(host, sizeof(host), "/dev/%s", dev_nodes[i]);
+		int fd = openat(rootfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			ret = quoted_error(err, -errno, "cannot create '%s' in the sandbox", host);
+			goto out;
+		}
+		close(fd);
+		add_mount(plan, SB_BIND_DEV, host, host);
+	}
+	static const char *const links[][2] = {
+		{ "/proc/self/fd", "dev/fd" },
+		{ "/proc/self/fd/0", "dev/stdin" },
+		{ "/proc/self/fd/1", "dev/stdout" },
+		{ "/proc/self/fd/2", "dev/stderr" },
+		{ "pts/ptmx", "dev/ptmx" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(links); i++)
+		if (symlinkat(links[i][0], rootfd, links[i][1]) < 0) {
+			ret = quoted_error(err, -errno, "cannot create '%s' in the sandbox", links[i][1]);
+			goto out;
+		}
+	add_mount(plan, SB_TMPFS, NULL, "/dev/shm");
+	add_mount(plan, SB_DEVPTS, NULL, "/dev/pts");
+	add_mount(plan, SB_PROC, NULL, "/proc");
+	ret = 0;
+out:
+	close(rootfd);
+	return ret;
+}

@@ -1,0 +1,141 @@
+/* sandbox-seccomp.c - a hand-written seccomp filter: no setuid files, no xattrs */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "sandbox-int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+/*
+ * As Nix's filter (security.md item 19, NIX-2017-0002): chmod, fchmod,
+ * fchmodat and fchmodat2 with S_ISUID or S_ISGID in the mode fail with
+ * EPERM, and setting extended attributes (file capabilities, ACLs) fails
+ * with ENOTSUP. The store is mounted nosuid inside anyway, and outputs are
+ * canonicalised afterwards; this keeps such files from ever existing.
+ * Other architectures' system calls (i386 and x32 on x86_64) are filtered
+ * by their own numbers.
+ */
+
+struct sc_rule {
+	unsigned nr;
+	signed char mode_arg;   /* index of the mode argument; -1: refuse */
+	signed char flags_arg;  /* open flags: the mode counts with O_CREAT */
+	unsigned short refuse;  /* errno when mode_arg is -1 */
+};
+
+#define X32 0x40000000U
+/* O_TMPFILE without O_DIRECTORY, which it includes. */
+#define SB_O_TMPFILE_BIT 020000000U
+#define CHMOD(nr, m) { nr, m, -1, 0 }
+#define OPEN(nr, f, m) { nr, m, f, 0 }
+#define REFUSE(nr, e) { nr, -1, -1, e }
+
+/*
+ * Also open, openat, creat, mknod and mknodat creating a file with those
+ * bits (O_CREAT or O_TMPFILE); openat2, whose mode lies in memory a
+ * filter cannot read, fails with ENOSYS so that callers fall back to
+ * openat.
+ */
+#if defined(__x86_64__)
+static const struct sc_rule native_rules[] = {
+	CHMOD(90, 1), CHMOD(91, 1), CHMOD(268, 2), CHMOD(452, 2),  /* chmod fchmod fchmodat fchmodat2 */
+	CHMOD(85, 1), CHMOD(133, 1), CHMOD(259, 2),                /* creat mknod mknodat */
+	OPEN(2, 1, 2), OPEN(257, 2, 3), REFUSE(437, ENOSYS),       /* open openat openat2 */
+	REFUSE(188, ENOTSUP), REFUSE(189, ENOTSUP),                /* setxattr lsetxattr */
+	REFUSE(190, ENOTSUP), REFUSE(463, ENOTSUP),                /* fsetxattr setxattrat */
+	CHMOD(X32 | 90, 1), CHMOD(X32 | 91, 1), CHMOD(X32 | 268, 2), CHMOD(X32 | 452, 2),
+	CHMOD(X32 | 85, 1), CHMOD(X32 | 133, 1), CHMOD(X32 | 259, 2),
+	OPEN(X32 | 2, 1, 2), OPEN(X32 | 257, 2, 3), REFUSE(X32 | 437, ENOSYS),
+	REFUSE(X32 | 188, ENOTSUP), REFUSE(X32 | 189, ENOTSUP),
+	REFUSE(X32 | 190, ENOTSUP), REFUSE(X32 | 463, ENOTSUP),
+};
+static const struct sc_rule compat_rules[] = {           /* i386 */
+	CHMOD(15, 1), CHMOD(94, 1), CHMOD(306, 2), CHMOD(452, 2),
+	CHMOD(8, 1), CHMOD(14, 1), CHMOD(297, 2),
+	OPEN(5, 1, 2), OPEN(295, 2, 3), REFUSE(437, ENOSYS),
+	REFUSE(226, ENOTSUP), REFUSE(227, ENOTSUP), REFUSE(228, ENOTSUP), REFUSE(463, ENOTSUP),
+};
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#define COMPAT_ARCH AUDIT_ARCH_I386
+#elif defined(__aarch64__)
+static const struct sc_rule native_rules[] = {
+	CHMOD(52, 1), CHMOD(53, 2), CHMOD(452, 2), CHMOD(33, 2),   /* fchmod fchmodat fchmodat2 mknodat */
+	OPEN(56, 2, 3), REFUSE(437, ENOSYS),
+	REFUSE(5, ENOTSUP), REFUSE(6, ENOTSUP), REFUSE(7, ENOTSUP), REFUSE(463, ENOTSUP),
+};
+static const struct sc_rule compat_rules[] = {           /* arm */
+	CHMOD(15, 1), CHMOD(94, 1), CHMOD(333, 2), CHMOD(452, 2),
+	CHMOD(8, 1), CHMOD(14, 1), CHMOD(324, 2),
+	OPEN(5, 1, 2), OPEN(322, 2, 3), REFUSE(437, ENOSYS),
+	REFUSE(226, ENOTSUP), REFUSE(227, ENOTSUP), REFUSE(228, ENOTSUP), REFUSE(463, ENOTSUP),
+};
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#define COMPAT_ARCH AUDIT_ARCH_ARM
+#endif
+
+#ifdef NATIVE_ARCH
+static void emit(struct sb_plan *plan, unsigned short code, unsigned char jt,
+		 unsigned char jf, unsigned k)
+{
+	if (plan->filter_len >= SB_FILTER_MAX)
+		BUG("seccomp filter too long");
+	plan->filter[plan->filter_len++] = (struct sock_filter){ code, jt, jf, k };
+}
+
+/* The low 32 bits (little-endian) of system call argument i. */
+static unsigned arg_offset(int i)
+{
+	return (unsigned)(offsetof(struct seccomp_data, args) + 8 * (unsigned)i);
+}
+
+static unsigned rule_len(const struct sc_rule *r)
+{
+	return r->mode_arg < 0 ? 1 : r->flags_arg < 0 ? 4 : 6;
+}
+
+static void emit_arch(struct sb_plan *plan, unsigned arch,
+		      const struct sc_rule *rules, size_t n)
+{
+	unsigned len = 2;   /* load nr, final allow */
+	for (size_t i = 0; i < n; i++)
+		len += 1 + rule_len(&rules[i]);
+	if (len > 255)
+		BUG("seccomp filter block too long");
+	emit(plan, BPF_JMP | BPF_JEQ | BPF_K, 0, (unsigned char)len, arch);
+	emit(plan, BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof(struct seccomp_data, nr));
+	for (size_t i = 0; i < n; i++) {
+		const struct sc_rule *r = &rules[i];
+		/* Not this call: skip its block. */
+		emit(plan, BPF_JMP | BPF_JEQ | BPF_K, 0, (unsigned char)rule_len(r), r->nr);
+		if (r->mode_arg < 0) {
+			emit(plan, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | (r->refuse & SECCOMP_RET_DATA));
+			continue;
+		}
+		if (r->flags_arg >= 0) {
+			/* Without O_CREAT or O_TMPFILE, the mode is unused. */
+			emit(plan, BPF_LD | BPF_W | BPF_ABS, 0, 0, arg_offset(r->flags_arg));
+			emit(plan, BPF_JMP | BPF_JSET | BPF_K, 0, 3, O_CREAT | SB_O_TMPFILE_BIT);
+		}
+		emit(plan, BPF_LD | BPF_W | BPF_ABS, 0, 0, arg_offset(r->mode_arg));
+		emit(plan, BPF_JMP | BPF_JSET | BPF_K, 0, 1, S_ISUID | S_ISGID);
+		emit(plan, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
+		emit(plan, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
+	}
+	emit(plan, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
+}
+#endif
+
+void cix_sandbox_build_filter(struct sb_plan *plan)
+{
+	plan->filter_len = 0;
+#ifdef NATIVE_ARCH
+	emit(plan, BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof(struct seccomp_data, arch));
+	emit_arch(plan, NATIVE_ARCH, native_rules, ARRAY_SIZE(native_rules));
+	/* The accumulator still holds the arch when the first test fails. */
+	emit_arch(plan, COMPAT_ARCH, compat_rules, ARRAY_SIZE(compat_rules));
+	emit(plan, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
+#endif
+}
