@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -113,6 +114,30 @@ static void loopback_up(const struct sb_plan *plan)
 	close(fd);
 }
 
+/*
+ * Every signal to its default, by the system call itself: libc refuses to
+ * touch the ones it reserves (32 and 33 with glibc), which a caller may
+ * have inherited ignored.
+ */
+static void reset_signals(void)
+{
+	struct {
+		void *handler;
+		unsigned long flags;
+		void *restorer;
+		unsigned long mask;
+	} ksa;
+	memset(&ksa, 0, sizeof(ksa));   /* SIG_DFL is 0 */
+	for (int sig = 1; sig <= 64; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP &&
+		    syscall(SYS_rt_sigaction, sig, &ksa, NULL, sizeof(ksa.mask)) < 0) {
+			struct sigaction dfl;
+			memset(&dfl, 0, sizeof(dfl));
+			dfl.sa_handler = SIG_DFL;
+			sigaction(sig, &dfl, NULL);
+		}
+}
+
 void cix_sandbox_child(const struct sb_plan *plan)
 {
 	const struct cix_sandbox_spec *s = plan->spec;
@@ -181,8 +206,19 @@ void cix_sandbox_child(const struct sb_plan *plan)
 	if (poll(&pfd, 1, 0) != 0)
 		_exit(127);
 
-	/* As Nix: a session of its own, umask 022, no core dumps. */
+	/*
+	 * As Nix: a session of its own, umask 022, no core dumps, no
+	 * address space randomisation (determinism); and none of the
+	 * caller's ignored or blocked signals (a daemon ignores SIGPIPE).
+	 */
 	setsid();
+	int pers = personality(0xffffffff);
+	if (pers != -1)
+		personality((unsigned long)pers | ADDR_NO_RANDOMIZE);
+	reset_signals();
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	umask(022);
 	struct rlimit core = { 0, RLIM_INFINITY };
 	setrlimit(RLIMIT_CORE, &core);
