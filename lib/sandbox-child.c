@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <linux/seccomp.h>
 #include <net/if.h>
 #include <poll.h>
@@ -148,7 +147,7 @@ void cix_sandbox_child(const struct sb_plan *plan)
 	if (read(plan->sync_fd, &c, 1) != 1)
 		_exit(127);
 
-	if (plan->drop_groups && setgroups(0, NULL) < 0)
+	if (plan->drop_groups && syscall(SYS_setgroups, 0, NULL) < 0)
 		fail(plan, "cannot drop supplementary groups", NULL);
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -192,8 +191,12 @@ void cix_sandbox_child(const struct sb_plan *plan)
 		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
 			fail(plan, "cannot install the seccomp filter", NULL);
 	}
-	if (setresgid(CIX_SANDBOX_GID, CIX_SANDBOX_GID, CIX_SANDBOX_GID) < 0 ||
-	    setresuid(CIX_SANDBOX_UID, CIX_SANDBOX_UID, CIX_SANDBOX_UID) < 0)
+	/*
+	 * By the system calls: glibc's wrappers would signal every thread of
+	 * the caller (setxid), threads this copy does not have.
+	 */
+	if (syscall(SYS_setresgid, CIX_SANDBOX_GID, CIX_SANDBOX_GID, CIX_SANDBOX_GID) < 0 ||
+	    syscall(SYS_setresuid, CIX_SANDBOX_UID, CIX_SANDBOX_UID, CIX_SANDBOX_UID) < 0)
 		fail(plan, "cannot become the build user", NULL);
 	/*
 	 * A change of credentials clears the parent-death signal: set it

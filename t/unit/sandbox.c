@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -34,6 +35,14 @@ static void spec_init(struct cix_sandbox_spec *s, const char *root,
 			present[n++] = extras[i];
 	s->extra_paths = present;
 	s->nr_extra_paths = n;
+}
+
+static void *blocker(void *arg)
+{
+	char c;
+	ssize_t n = read(*(int *)arg, &c, 1);
+	(void)n;
+	return NULL;
 }
 
 static char *fresh_root(int i)
@@ -122,6 +131,28 @@ int main(void)
 	ok(res.silent_too_long && WIFSIGNALED(res.status) && WTERMSIG(res.status) == SIGKILL,
 	   "closed output counts as silence; killed");
 	ok(res.total_seconds < 10, "killed in %.1f s", res.total_seconds);
+
+	/*
+	 * A multi-threaded caller: the child, a copy of one thread, must not
+	 * wait for the others (glibc's setxid broadcast would).
+	 */
+	if (geteuid() == 0) {
+		int pfd[2];
+		pthread_t th;
+		char *true_argv[] = { "/bin/true", NULL };
+		if (pipe(pfd) == 0 && pthread_create(&th, NULL, blocker, &pfd[0]) == 0) {
+			spec_init(&s, fresh_root(5), "/bin/true", true_argv, envp);
+			cix_err_clear(&err);
+			s.uid = 30001;
+			s.gid = 30001;
+			int r = cix_sandbox_run(&s, &res, &err);
+			is_int(r, 0, "threaded caller, build user: ran (%s)", err.msg);
+			ok(!r && WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0, "and succeeded");
+			close(pfd[1]);
+			pthread_join(th, NULL);
+			close(pfd[0]);
+		}
+	}
 
 done:;
 	char cmd[400];
