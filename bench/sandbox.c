@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,14 @@ int main(int argc, char **argv)
 	spec.builder = argv[optind];
 	spec.argv = argv + optind;
 	spec.envp = env;
+
+	/* As a daemon would: the sandbox must not pass these on. */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	sigset_t block;
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, NULL);
 
 	struct cix_sandbox_result res;
 	struct cix_err err;

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <linux/seccomp.h>
 #include <net/if.h>
 #include <poll.h>
@@ -13,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -113,6 +113,30 @@ static void loopback_up(const struct sb_plan *plan)
 	close(fd);
 }
 
+/*
+ * Every signal to its default, by the system call itself: libc refuses to
+ * touch the ones it reserves (32 and 33 with glibc), which a caller may
+ * have inherited ignored.
+ */
+static void reset_signals(void)
+{
+	struct {
+		void *handler;
+		unsigned long flags;
+		void *restorer;
+		unsigned long mask;
+	} ksa;
+	memset(&ksa, 0, sizeof(ksa));   /* SIG_DFL is 0 */
+	for (int sig = 1; sig <= 64; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP &&
+		    syscall(SYS_rt_sigaction, sig, &ksa, NULL, sizeof(ksa.mask)) < 0) {
+			struct sigaction dfl;
+			memset(&dfl, 0, sizeof(dfl));
+			dfl.sa_handler = SIG_DFL;
+			sigaction(sig, &dfl, NULL);
+		}
+}
+
 void cix_sandbox_child(const struct sb_plan *plan)
 {
 	const struct cix_sandbox_spec *s = plan->spec;
@@ -123,7 +147,7 @@ void cix_sandbox_child(const struct sb_plan *plan)
 	if (read(plan->sync_fd, &c, 1) != 1)
 		_exit(127);
 
-	if (plan->drop_groups && setgroups(0, NULL) < 0)
+	if (plan->drop_groups && syscall(SYS_setgroups, 0, NULL) < 0)
 		fail(plan, "cannot drop supplementary groups", NULL);
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -167,8 +191,12 @@ void cix_sandbox_child(const struct sb_plan *plan)
 		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
 			fail(plan, "cannot install the seccomp filter", NULL);
 	}
-	if (setresgid(CIX_SANDBOX_GID, CIX_SANDBOX_GID, CIX_SANDBOX_GID) < 0 ||
-	    setresuid(CIX_SANDBOX_UID, CIX_SANDBOX_UID, CIX_SANDBOX_UID) < 0)
+	/*
+	 * By the system calls: glibc's wrappers would signal every thread of
+	 * the caller (setxid), threads this copy does not have.
+	 */
+	if (syscall(SYS_setresgid, CIX_SANDBOX_GID, CIX_SANDBOX_GID, CIX_SANDBOX_GID) < 0 ||
+	    syscall(SYS_setresuid, CIX_SANDBOX_UID, CIX_SANDBOX_UID, CIX_SANDBOX_UID) < 0)
 		fail(plan, "cannot become the build user", NULL);
 	/*
 	 * A change of credentials clears the parent-death signal: set it
@@ -181,8 +209,19 @@ void cix_sandbox_child(const struct sb_plan *plan)
 	if (poll(&pfd, 1, 0) != 0)
 		_exit(127);
 
-	/* As Nix: a session of its own, umask 022, no core dumps. */
+	/*
+	 * As Nix: a session of its own, umask 022, no core dumps, no
+	 * address space randomisation (determinism); and none of the
+	 * caller's ignored or blocked signals (a daemon ignores SIGPIPE).
+	 */
 	setsid();
+	int pers = personality(0xffffffff);
+	if (pers != -1)
+		personality((unsigned long)pers | ADDR_NO_RANDOMIZE);
+	reset_signals();
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	umask(022);
 	struct rlimit core = { 0, RLIM_INFINITY };
 	setrlimit(RLIMIT_CORE, &core);

@@ -229,8 +229,9 @@ static int check_spec(const struct cix_sandbox_spec *s, struct cix_err *err)
 {
 	if (!s->root || !s->store_dir || !s->build_dir || !s->builder || !s->argv || !s->envp)
 		return cix_error(err, -CIX_EINVAL, "incomplete sandbox specification");
-	if (s->root[0] != '/' || !clean_abs_path(s->store_dir))
-		return cix_error(err, -CIX_EINVAL, "sandbox root and store directory must be absolute");
+	if (s->root[0] != '/' || s->build_dir[0] != '/' || !clean_abs_path(s->store_dir))
+		return cix_error(err, -CIX_EINVAL,
+				 "sandbox root, build and store directories must be absolute");
 	if (s->builder[0] != '/')
 		return quoted_error(err, -CIX_EINVAL, "builder '%s' is not an absolute path", s->builder);
 	size_t sl = strlen(s->store_dir);

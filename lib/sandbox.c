@@ -16,6 +16,9 @@
 
 #include "quote.h"
 
+/* A set-up that hangs (it should take milliseconds) is abandoned. */
+#define SB_SETUP_TIMEOUT_MS 30000
+
 static double now(void)
 {
 	struct timespec ts;
@@ -225,6 +228,14 @@ int cix_sandbox_run(const struct cix_sandbox_spec *spec,
 
 	/* End of file: the builder was executed; a report: set-up failed. */
 	struct sb_failure f;
+	struct pollfd spfd = { .fd = statusp[0], .events = POLLIN };
+	int pr;
+	while ((pr = poll(&spfd, 1, SB_SETUP_TIMEOUT_MS)) < 0 && errno == EINTR)
+		;
+	if (pr == 0) {
+		ret = cix_error(err, -ETIMEDOUT, "sandbox set-up timed out");
+		goto kill;
+	}
 	ssize_t n = cix_read_full(statusp[0], &f, sizeof(f));
 	res->setup_seconds = now() - start;
 	if (n != 0) {

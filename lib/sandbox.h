@@ -42,7 +42,9 @@
  * the mode holds S_ISUID or S_ISGID, openat2 fail with ENOSYS (libc
  * falls back to openat) and the setxattr family with ENOTSUP: no setuid
  * file, no file capability, no ACL can be made.
- * The builder has a session of its own, umask 022 and no core dumps.
+ * The builder has a session of its own, umask 022, no core dumps, no
+ * address space randomisation, default signal dispositions and no signal
+ * blocked.
  * Standard input is /dev/null; standard output and error go, through a
  * pipe the caller watches, to spec->log_fd. When the builder (PID 1)
  * exits or is killed, the kernel kills every process left in its PID

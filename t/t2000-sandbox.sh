@@ -201,6 +201,12 @@ run_checks () {
 		! marker_alive $m
 	'
 
+	test_expect_success $prereq "$mode: signals, personality and limits are reset" '
+		sb -- /bin/sh -c "grep ^Sig /proc/self/status; cat /proc/self/personality; ulimit -c" >res 2>log &&
+		grep "^SigBlk:	0*$" log && grep "^SigIgn:	0*$" log &&
+		grep "^00040000$" log && grep "^0$" log
+	'
+
 	test_expect_success $prereq "$mode: exit status and signals are reported" '
 		sb -- /bin/sh -c "exit 3" >res 2>log &&
 		grep "^exit 3$" res &&
