@@ -2,7 +2,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fetch.h"
 #include "encoding.h"
-#include "nar.h"
 #include "quote.h"
 #include "strbuf.h"
 
@@ -13,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +46,7 @@ struct xfer {
 	int werr;                     /* why the write callback stopped */
 	int progress_fd;              /* -1 unless a terminal */
 	int progress_shown;
+	size_t columns;               /* of the terminal */
 	struct timespec last, start;
 	const char *url;
 };
@@ -89,8 +90,9 @@ static void human(char *buf, size_t size, double v)
 
 static void progress_show(struct xfer *x, double now_bytes, double total)
 {
-	char q[128], a[32], b[32], r[32], line[320];
+	char q[128], a[32], b[32], r[32], stats[112], line[320];
 	struct timespec now;
+	size_t room;
 	double t;
 	int len;
 
@@ -98,15 +100,18 @@ static void progress_show(struct xfer *x, double now_bytes, double total)
 	t = elapsed(&x->start, &now);
 	human(a, sizeof(a), now_bytes);
 	human(r, sizeof(r), t > 0 ? now_bytes / t : 0);
-	cix_quote(q, sizeof(q), x->url, strlen(x->url));
 	if (total > 0) {
 		human(b, sizeof(b), total);
-		len = snprintf(line, sizeof(line), "\r\033[Kdownloading '%s': %s / %s, %s/s",
-			       q, a, b, r);
+		snprintf(stats, sizeof(stats), "%s / %s, %s/s", a, b, r);
 	} else {
-		len = snprintf(line, sizeof(line), "\r\033[Kdownloading '%s': %s, %s/s",
-			       q, a, r);
+		snprintf(stats, sizeof(stats), "%s, %s/s", a, r);
 	}
+	/* One line that never wraps: the URL gets what the numbers leave. */
+	room = x->columns > strlen(stats) + 20 ? x->columns - strlen(stats) - 20 : 8;
+	if (room + 1 > sizeof(q))
+		room = sizeof(q) - 1;
+	cix_quote(q, room + 1, x->url, strlen(x->url));
+	len = snprintf(line, sizeof(line), "\r\033[Kdownloading '%s': %s", q, stats);
 	if (len > 0 && (size_t)len < sizeof(line) &&
 	    cix_write_full(x->progress_fd, line, (size_t)len) == 0)
 		x->progress_shown = 1;
@@ -320,6 +325,66 @@ static int check_scheme(const char *url, const struct cix_fetch_opts *opts,
 	return cix_error(err, -CIX_EUNSUPPORTED, "unsupported url '%s'", q);
 }
 
+/* One NAR string: u64 length, the bytes, zero padding to 8. */
+static void nar_str(struct cix_hash_ctx *ctx, const char *s)
+{
+	static const unsigned char zero[8];
+	unsigned char len[8];
+	size_t n = strlen(s);
+	cix_put_u64le(len, n);
+	cix_hash_update(ctx, len, 8);
+	cix_hash_update(ctx, s, n);
+	if (n % 8)
+		cix_hash_update(ctx, zero, 8 - n % 8);
+}
+
+/*
+ * The NAR hash of the download as a single regular file, read back through
+ * its descriptor (never by path): the NAR is a fixed header, the contents
+ * and a fixed trailer.
+ */
+static int nar_hash_fd(int fd, uint64_t size, int executable, enum cix_hash_algo algo,
+		       struct cix_hash *out, const char *dest, struct cix_err *err)
+{
+	static const unsigned char zero[8];
+	struct cix_hash_ctx ctx;
+	unsigned char len[8], *buf = xmalloc(1 << 16);
+	uint64_t off = 0;
+
+	cix_hash_init(&ctx, algo);
+	nar_str(&ctx, "nix-archive-1");
+	nar_str(&ctx, "(");
+	nar_str(&ctx, "type");
+	nar_str(&ctx, "regular");
+	if (executable) {
+		nar_str(&ctx, "executable");
+		nar_str(&ctx, "");
+	}
+	nar_str(&ctx, "contents");
+	cix_put_u64le(len, size);
+	cix_hash_update(&ctx, len, 8);
+	while (off < size) {
+		size_t want = size - off < (1 << 16) ? (size_t)(size - off) : (1 << 16);
+		ssize_t n = pread(fd, buf, want, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? -errno : -EIO;
+			cix_hash_abort(&ctx);
+			free(buf);
+			return cix_error_errno(err, e, "cannot read back '%s'", dest);
+		}
+		cix_hash_update(&ctx, buf, (size_t)n);
+		off += (uint64_t)n;
+	}
+	if (size % 8)
+		cix_hash_update(&ctx, zero, 8 - size % 8);
+	nar_str(&ctx, ")");
+	cix_hash_final(&ctx, out);
+	free(buf);
+	return 0;
+}
+
 static void hash_string(struct strbuf *sb, const struct cix_hash *h)
 {
 	strbuf_addf(sb, "%s:", cix_hash_algo_name(h->algo));
@@ -361,23 +426,23 @@ static int try_candidate(const char *src, int local, const char *url_for_msg,
 		cix_hash_init(&x->hctx, expected->algo);
 	x->url = src;
 	r = local ? copy_local(src, x, err) : fetch_one(src, x, opts, err);
-	if (r < 0) {
-		if (x->hashing)
+	if (x->hashing) {
+		if (r < 0)
 			cix_hash_abort(&x->hctx);
-		return r;
+		else
+			cix_hash_final(&x->hctx, &got);
+		x->hashing = 0;
 	}
+	if (r < 0)
+		return r;
 	if (fchmod(x->fd, executable ? 0755 : 0644) < 0)
 		return cix_error_errno(err, -errno, "cannot chmod '%s'", dest);
 	if (!expected)
 		return 0;
 	if (recursive) {
-		if (fsync(x->fd) < 0 && errno != EINVAL)
-			return cix_error_errno(err, -errno, "cannot sync '%s'", dest);
-		r = cix_nar_hash_path(dest, expected->algo, &got, NULL, err);
+		r = nar_hash_fd(x->fd, x->size, executable, expected->algo, &got, dest, err);
 		if (r < 0)
 			return r;
-	} else {
-		cix_hash_final(&x->hctx, &got);
 	}
 	if (got.len != expected->len || memcmp(got.bytes, expected->bytes, got.len)) {
 		struct strbuf e = STRBUF_INIT, g = STRBUF_INIT;
@@ -421,7 +486,7 @@ int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expe
 			goto out;
 	}
 
-	x.fd = open(dest, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+	x.fd = open(dest, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
 	if (x.fd < 0) {
 		r = cix_error_errno(err, errno == EEXIST ? -CIX_EEXIST : -errno,
 				    "cannot create '%s'", dest);
@@ -434,8 +499,11 @@ int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expe
 		goto out;
 	}
 	x.max = opts->max_size;
-	if (opts->progress_fd >= 0 && isatty(opts->progress_fd))
+	if (opts->progress_fd >= 0 && isatty(opts->progress_fd)) {
+		struct winsize ws;
 		x.progress_fd = opts->progress_fd;
+		x.columns = ioctl(x.progress_fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 80;
+	}
 
 	r = -CIX_ENOTFOUND;
 	/* Content-addressed mirrors first: no network when a directory has it. */

@@ -116,6 +116,11 @@ int cix_fetch_expand_url(const char *url, const struct cix_fetch_opts *opts,
 				r = cix_error_errno(err, r, "cannot read '%s'", path);
 			goto fail;
 		}
+		if (memchr(sb.buf, '\0', sb.len)) {
+			strbuf_release(&sb);
+			r = cix_error(err, -CIX_EFORMAT, "mirror list '%s' holds a NUL byte", path);
+			goto fail;
+		}
 		r = scan_file(path, sb.buf, sb.len, name, name_len,
 			      slash ? slash + 1 : "", &l, err);
 		strbuf_release(&sb);
