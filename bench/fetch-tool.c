@@ -2,6 +2,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fetch.h"
 #include "encoding.h"
+#include "nar.h"
+#include "store-path.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -19,7 +21,10 @@
  *
  * OPTIONS: --hash=[ALGO:]HASH (expected), -r (recursive), -x (executable),
  * -m MIRROR-FILE, -c CAS-DIR (repeatable), --ca-file=F, --no-file,
- * --timeout=S, --max-size=N, --progress (on standard error).
+ * --timeout=S, --max-size=N, --progress (on standard error), --keep-mismatch,
+ * --print-path=NAME (after a download: the fixed-output store path of
+ * what was written, in $CIX_STORE_DIR, for its sha256, flat or with -r
+ * recursive).
  * Errors: one line on stderr, exit 1; usage errors exit 2.
  */
 
@@ -29,6 +34,22 @@ static int fail(const struct cix_err *err)
 {
 	fprintf(stderr, "fetch-tool: %s\n", err->msg);
 	return 1;
+}
+
+static int print_path(const char *path, const char *name, int recursive)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct cix_hash h;
+	struct cix_err err;
+	int r = recursive ? cix_nar_hash_path(path, CIX_HASH_SHA256, &h, NULL, &err)
+			  : cix_hash_file(CIX_HASH_SHA256, path, &h, &err);
+	if (r == 0)
+		r = cix_store_path_make_fixed(&sb, cix_store_dir(), name, recursive, &h, &err);
+	if (r < 0)
+		return fail(&err);
+	printf("%s\n", sb.buf);
+	strbuf_release(&sb);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -43,10 +64,12 @@ int main(int argc, char **argv)
 		{ "builtin", no_argument, NULL, 'B' },
 		{ "expand", no_argument, NULL, 'E' },
 		{ "parse-hash", no_argument, NULL, 'p' },
+		{ "print-path", required_argument, NULL, 'N' },
+		{ "keep-mismatch", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *mirrors[MAX_LIST + 1] = { 0 }, *cas[MAX_LIST + 1] = { 0 };
-	const char *hash = NULL;
+	const char *hash = NULL, *print_name = NULL;
 	size_t nm = 0, nc = 0;
 	struct cix_fetch_opts opts;
 	struct cix_hash expected;
@@ -75,6 +98,8 @@ int main(int argc, char **argv)
 		case 'S': opts.max_size = strtoull(optarg, NULL, 10); break;
 		case 'P': opts.progress_fd = 2; break;
 		case 'B': case 'E': case 'p': mode = c; break;
+		case 'N': print_name = optarg; break;
+		case 'K': opts.keep_mismatch = 1; break;
 		default: return 2;
 		}
 	}
@@ -123,7 +148,14 @@ int main(int argc, char **argv)
 		r = cix_builtin_fetchurl(keys, values, (size_t)argc - 1, argv[0], &opts, &err);
 		free(keys);
 		free(values);
-		return r < 0 ? fail(&err) : 0;
+		if (r < 0) {
+			fail(&err);
+			/* A kept mismatch: say where its content belongs. */
+			if (r == -CIX_EMISMATCH && opts.keep_mismatch && print_name)
+				print_path(argv[0], print_name, recursive);
+			return 1;
+		}
+		return print_name ? print_path(argv[0], print_name, recursive) : 0;
 	}
 	if (argc != 2)
 		return 2;
@@ -131,5 +163,7 @@ int main(int argc, char **argv)
 		return fail(&err);
 	r = cix_fetch_url(argv[0], argv[1], hash ? &expected : NULL, recursive, executable,
 			  &opts, &err);
-	return r < 0 ? fail(&err) : 0;
+	if (r < 0)
+		return fail(&err);
+	return print_name ? print_path(argv[1], print_name, recursive) : 0;
 }

@@ -216,7 +216,7 @@ int cix_builtin_fetchurl(const char *const *keys, const char *const *values, siz
 	}
 	if (r == 0 && hash)
 		r = verify_path(url, out_real, &expected, recursive, err);
-	if (r < 0)
+	if (r < 0 && !(r == -CIX_EMISMATCH && o.keep_mismatch))
 		cix_remove_tree_at(AT_FDCWD, out_real, NULL);
 	return r;
 }

@@ -467,7 +467,7 @@ int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expe
 	struct stat mine;
 	char **urls = NULL;
 	size_t n = 0;
-	int r, tried = 0, mismatch = 0;
+	int r, tried = 0, mismatch = 0, keep = 0;
 	struct cix_err mismatch_err;
 
 	if (!opts) {
@@ -537,6 +537,10 @@ int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expe
 		tried++;
 		if (r == 0)
 			goto out_close;
+		if (r == -CIX_EMISMATCH && opts->keep_mismatch) {
+			keep = 1;
+			goto out_close;
+		}
 		if (r == -CIX_EMISMATCH && !mismatch) {
 			mismatch = 1;
 			if (err)
@@ -552,11 +556,9 @@ int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expe
 	if (!tried)
 		r = cix_error(err, -CIX_ENOTFOUND, "no url to download");
 out_close:
-	if (r == 0 && close(x.fd) < 0)
+	if (close(x.fd) < 0 && r >= 0)
 		r = cix_error_errno(err, -errno, "cannot close '%s'", dest);
-	else if (r < 0)
-		close(x.fd);
-	if (r < 0)
+	if (r < 0 && !keep)
 		remove_dest(dest, &mine);
 out:
 	cix_fetch_free_urls(urls);

@@ -39,6 +39,12 @@ struct cix_fetch_opts {
 	 * verification itself can never be turned off.
 	 */
 	const char *ca_file;
+	/*
+	 * On a hash mismatch of a download, stop there and keep dest (still
+	 * returning -CIX_EMISMATCH), so that the caller can register the
+	 * content under its true hash as Nix does.
+	 */
+	int keep_mismatch;
 };
 
 /* Defaults: no mirrors, no progress, file:// allowed, no size limit. */
@@ -56,7 +62,8 @@ void cix_fetch_opts_init(struct cix_fetch_opts *opts);
  * one candidate URL fails the next is tried. For a flat expected hash the
  * content-addressed mirrors are tried first. On any failure dest is
  * removed; a wrong hash gives -CIX_EMISMATCH and the one-line message
- * "hash mismatch for 'URL': expected sha256:NIX32, got sha256:NIX32".
+ * "hash mismatch for 'URL': expected sha256:NIX32, got sha256:NIX32"
+ * (with opts->keep_mismatch, dest is then kept).
  */
 int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expected,
 		  int recursive, int executable, const struct cix_fetch_opts *opts,
@@ -88,7 +95,8 @@ int cix_fetch_parse_hash(const char *algo, const char *hash, struct cix_hash *ou
  * executable=1 makes the file executable. With outputHashMode "flat", the
  * content-addressed mirrors are tried first. When outputHash is set the
  * result is checked as cix_fetch_url does (recursive for outputHashMode
- * "recursive"), and on a mismatch out_real is removed.
+ * "recursive"), and on a mismatch out_real is removed (kept with
+ * opts->keep_mismatch).
  */
 int cix_builtin_fetchurl(const char *const *keys, const char *const *values, size_t n,
 			 const char *out_real, const struct cix_fetch_opts *opts,

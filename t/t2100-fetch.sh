@@ -32,6 +32,9 @@ mkdir -p root/sub root/m2/dist cas
 printf 'hello\n' >root/hello.txt
 head -c 300000 /dev/urandom >root/big.bin
 printf 'mirrored\n' >root/m2/dist/pkg.tar
+mkdir -p tree/d && printf a >tree/a && printf b >tree/d/b && chmod 755 tree/d/b &&
+ln -s a tree/l &&
+cix store --dump tree >root/tree.nar || exit 1
 start_httpd http || exit 1
 P=$(cat http.port)
 U=http://127.0.0.1:$P
@@ -74,6 +77,19 @@ test_expect_success 'mismatch: nothing left, one line naming both hashes' '
 	test_path_is_missing bad &&
 	test_line_count = 1 err &&
 	grep -F "hash mismatch for '\''$U/hello.txt'\'': expected $want, got $got" err
+'
+
+test_expect_success 'mismatch with keep-mismatch: the content is kept for its true hash' '
+	test_expect_code 1 fetch-tool --keep-mismatch --hash="$(flat root/big.bin)" "$U/hello.txt" kept 2>err &&
+	cmp root/hello.txt kept &&
+	grep "hash mismatch" err &&
+	test_expect_code 1 fetch-tool --keep-mismatch -r --hash="$(flat root/big.bin)" "$U/hello.txt" kept2 2>err &&
+	cmp root/hello.txt kept2 &&
+	test_expect_code 1 fetch-tool --keep-mismatch --builtin kept3 out=/x url="$U/tree.nar" unpack=1 \
+		outputHash="$(cix hash -r root/hello.txt)" outputHashAlgo=sha256 outputHashMode=recursive 2>err &&
+	test "$(cix hash -r kept3)" = "$(cix hash -r tree)" &&
+	test_expect_code 1 fetch-tool --keep-mismatch "$U/missing" kept4 2>err &&
+	test_path_is_missing kept4
 '
 
 test_expect_success 'hashes in base16, nix-base32, base64 and SRI forms' '
@@ -293,9 +309,6 @@ test_expect_success 'builtin:fetchurl: content-addressed mirror for flat hashes 
 '
 
 test_expect_success 'builtin:fetchurl, unpack: a NAR restored' '
-	mkdir -p tree/d && printf a >tree/a && printf b >tree/d/b && chmod 755 tree/d/b &&
-	ln -s a tree/l &&
-	cix store --dump tree >root/tree.nar &&
 	fetch-tool --builtin bun out=/x url="$U/tree.nar" unpack=1 \
 		outputHash="$(cix hash -r tree)" outputHashAlgo=sha256 outputHashMode=recursive &&
 	test "$(cix hash -r bun)" = "$(cix hash -r tree)" &&
@@ -307,6 +320,79 @@ test_expect_success 'builtin:fetchurl, unpack: a NAR restored' '
 	test_path_is_missing bun3 &&
 	test_expect_code 1 fetch-tool --builtin bun4 out=/x url="$U/tree.nar.xz" unpack=1 2>err &&
 	test_path_is_missing bun4
+'
+
+# ---- builtin:fetchurl on derivations written by Nix ----
+
+NS="local?root=$TRASH_DIRECTORY/nixroot"
+# drv_env DRV: the derivation's environment as NAME=VALUE lines, from Nix
+drv_json () { nix show-derivation --store "$NS" "$1" >drv.json; }
+# builtin_from_drv OUT [fetch-tool options]: run cix's builtin:fetchurl on drv.json
+builtin_from_drv () {
+	perl -MJSON::PP -e '
+		local $/; open my $f, "<", "drv.json" or die; my $j = decode_json(<$f>);
+		my ($d) = values %$j; my %e = %{$d->{env}};
+		my $out = shift;
+		exec("fetch-tool", @ARGV, "--builtin", $out, map { "$_=$e{$_}" } sort keys %e) or die;
+	' "$@"
+}
+drv_out () { perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); my ($d) = values %$j; print $d->{env}{out}, "\n"' <drv.json; }
+instantiate () { nix-instantiate --store "$NS" -E "import <nix/fetchurl.nix> { $1 }" 2>/dev/null; }
+
+test_expect_success NIX 'Nix fetchurl.nix, flat: the same output path' '
+	d=$(instantiate "url = \"$U/big.bin\"; sha256 = \"$(nix-hash --type sha256 --flat --base32 root/big.bin)\";") &&
+	drv_json "$d" &&
+	CIX_STORE_DIR=/nix/store builtin_from_drv nflat --print-path=big.bin >path &&
+	drv_out >expect && test_cmp expect path &&
+	cmp root/big.bin nflat &&
+	test "$(stat -c %a nflat)" = 644 &&
+	if nix-store --store "$NS" -r "$d" >nixout 2>nixerr; then
+		test_cmp expect nixout && cmp nflat "nixroot$(cat nixout)"
+	else
+		say "nix could not build here: $(tail -1 nixerr)"
+	fi
+'
+
+test_expect_success NIX 'Nix fetchurl.nix, executable: the same output path' '
+	cp root/big.bin bx2 && chmod 755 bx2 &&
+	d=$(instantiate "url = \"$U/big.bin\"; executable = true; sha256 = \"$(nix-hash --type sha256 --base32 bx2)\";") &&
+	drv_json "$d" &&
+	CIX_STORE_DIR=/nix/store builtin_from_drv nexe -r --print-path=big.bin >path &&
+	drv_out >expect && test_cmp expect path &&
+	test "$(stat -c %a nexe)" = 755 &&
+	if nix-store --store "$NS" -r "$d" >nixout 2>nixerr; then
+		test_cmp expect nixout &&
+		test "$(nix-hash --type sha256 "nixroot$(cat nixout)")" = "$(nix-hash --type sha256 nexe)"
+	fi
+'
+
+test_expect_success NIX 'Nix fetchurl.nix, unpack: the same output path' '
+	d=$(instantiate "url = \"$U/tree.nar\"; unpack = true; sha256 = \"$(nix-hash --type sha256 --base32 tree)\";") &&
+	drv_json "$d" &&
+	CIX_STORE_DIR=/nix/store builtin_from_drv nun -r --print-path=tree.nar >path &&
+	drv_out >expect && test_cmp expect path &&
+	if nix-store --store "$NS" -r "$d" >nixout 2>nixerr; then
+		test_cmp expect nixout &&
+		nix-store --dump "nixroot$(cat nixout)" >nix.nar &&
+		cix store --dump nun >cix.nar && cmp nix.nar cix.nar
+	fi
+'
+
+test_expect_success NIX 'Nix fetchurl.nix, wrong hash: both refuse' '
+	d=$(instantiate "url = \"$U/hello.txt\"; sha256 = \"$(nix-hash --type sha256 --flat --base32 root/big.bin)\";") &&
+	drv_json "$d" &&
+	test_expect_code 1 builtin_from_drv nbad 2>err &&
+	test_path_is_missing nbad &&
+	grep "expected sha256:$(nix-hash --type sha256 --flat --base32 root/big.bin), got sha256:$(nix-hash --type sha256 --flat --base32 root/hello.txt)" err &&
+	CIX_STORE_DIR=/nix/store && export CIX_STORE_DIR &&
+	test_expect_code 1 builtin_from_drv nbad2 --keep-mismatch --print-path=hello.txt >path 2>err &&
+	unset CIX_STORE_DIR &&
+	cmp root/hello.txt nbad2 &&
+	test_must_fail nix-store --store "$NS" -r "$d" >/dev/null 2>nixerr &&
+	if grep -q "hash mismatch" nixerr; then
+		# Nix registers what it got under its true fixed-output path: the same.
+		test -f "nixroot$(cat path)" && cmp root/hello.txt "nixroot$(cat path)"
+	fi
 '
 
 # ---- TLS ----

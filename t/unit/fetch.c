@@ -167,6 +167,11 @@ static void test_local(void)
 	is_str(err.msg, want.buf, "mismatch message");
 	ok(!exists(at("d3")), "mismatch leaves nothing");
 
+	o.keep_mismatch = 1;
+	is_int(cix_fetch_url(url.buf, at("d3k"), &bad, 0, 0, &o, &err), -CIX_EMISMATCH,
+	       "mismatch, kept");
+	ok(stat(at("d3k"), &st) == 0 && st.st_size == (off_t)strlen(data), "kept content");
+	o.keep_mismatch = 0;
 	is_int(cix_fetch_url(url.buf, at("d1"), NULL, 0, 0, &o, &err), -CIX_EEXIST,
 	       "existing destination");
 	if (symlink(at("src"), at("lnk")) == 0) {
