@@ -1,6 +1,7 @@
 /* fetch.c - downloads through libcurl into fresh files, checked by hash */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fetch.h"
+#include "fetch-progress.h"
 #include "encoding.h"
 #include "quote.h"
 #include "strbuf.h"
@@ -12,14 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* A download stalled below 1 byte/s for this long fails (Nix: 300 s). */
 #define STALL_SECONDS 300L
-#define PROGRESS_INTERVAL_NS 200000000L
 
 void cix_fetch_opts_init(struct cix_fetch_opts *opts)
 {
@@ -44,11 +42,9 @@ struct xfer {
 	struct cix_hash_ctx hctx;
 	uint64_t size, max;
 	int werr;                     /* why the write callback stopped */
-	int progress_fd;              /* -1 unless a terminal */
-	int progress_shown;
-	size_t columns;               /* of the terminal */
-	struct timespec last, start;
+	struct cix_fetch_progress progress;
 	const char *url;
+	CURL *curl;
 };
 
 static size_t write_cb(char *data, size_t size, size_t nmemb, void *opaque)
@@ -72,74 +68,53 @@ static size_t write_cb(char *data, size_t size, size_t nmemb, void *opaque)
 	return len;
 }
 
-static double elapsed(const struct timespec *a, const struct timespec *b)
+/* The scheme of an absolute URL (letters, digits, + - . then ':'), else 0. */
+static size_t scheme_len(const char *s, size_t len)
 {
-	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		if (c == ':')
+			return i;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (i && ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'))))
+			return 0;
+	}
+	return 0;
 }
 
-static void human(char *buf, size_t size, double v)
+/*
+ * Every hop of a redirect chain is checked here, before curl follows it:
+ * once on https, a Location must stay on https, whatever the chain began
+ * with (curl's protocol list only knows the first URL).
+ */
+static size_t header_cb(char *line, size_t size, size_t nitems, void *opaque)
 {
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	size_t u = 0;
-	while (v >= 1024 && u + 1 < ARRAY_SIZE(units)) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
-}
+	struct xfer *x = opaque;
+	size_t len = size * nitems, i = 9, n;
+	char *cur = NULL;
 
-static void progress_show(struct xfer *x, double now_bytes, double total)
-{
-	char q[128], a[32], b[32], r[32], stats[112], line[320];
-	struct timespec now;
-	size_t room;
-	double t;
-	int len;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	t = elapsed(&x->start, &now);
-	human(a, sizeof(a), now_bytes);
-	human(r, sizeof(r), t > 0 ? now_bytes / t : 0);
-	if (total > 0) {
-		human(b, sizeof(b), total);
-		snprintf(stats, sizeof(stats), "%s / %s, %s/s", a, b, r);
-	} else {
-		snprintf(stats, sizeof(stats), "%s, %s/s", a, r);
+	if (len < 9 || strncasecmp(line, "location:", 9))
+		return len;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	n = scheme_len(line + i, len - i);
+	if (!n || (n == 5 && !strncasecmp(line + i, "https", 5)))
+		return len; /* relative, scheme-relative or https */
+	if (curl_easy_getinfo(x->curl, CURLINFO_EFFECTIVE_URL, &cur) == CURLE_OK && cur &&
+	    !strncasecmp(cur, "https:", 6)) {
+		x->werr = -CIX_EUNSUPPORTED;
+		return 0;
 	}
-	/* One line that never wraps: the URL gets what the numbers leave. */
-	room = x->columns > strlen(stats) + 20 ? x->columns - strlen(stats) - 20 : 8;
-	if (room + 1 > sizeof(q))
-		room = sizeof(q) - 1;
-	cix_quote(q, room + 1, x->url, strlen(x->url));
-	len = snprintf(line, sizeof(line), "\r\033[Kdownloading '%s': %s", q, stats);
-	if (len > 0 && (size_t)len < sizeof(line) &&
-	    cix_write_full(x->progress_fd, line, (size_t)len) == 0)
-		x->progress_shown = 1;
+	return len;
 }
 
 static int progress_cb(void *opaque, curl_off_t dltotal, curl_off_t dlnow,
 		       curl_off_t ultotal, curl_off_t ulnow)
 {
 	struct xfer *x = opaque;
-	struct timespec now;
 
-	if (x->progress_fd < 0)
-		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (x->progress_shown &&
-	    (now.tv_sec - x->last.tv_sec) * 1000000000L + (now.tv_nsec - x->last.tv_nsec) <
-		    PROGRESS_INTERVAL_NS)
-		return 0;
-	x->last = now;
-	progress_show(x, (double)dlnow, (double)dltotal);
+	cix_fetch_progress_update(&x->progress, x->url, (uint64_t)dlnow, (uint64_t)dltotal);
 	return 0;
-}
-
-static void progress_clear(struct xfer *x)
-{
-	if (x->progress_shown)
-		(void)!cix_write_full(x->progress_fd, "\r\033[K", 4);
-	x->progress_shown = 0;
 }
 
 static int has_prefix_ci(const char *s, const char *prefix)
@@ -241,19 +216,25 @@ static int fetch_one(const char *url, struct xfer *x, const struct cix_fetch_opt
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
-	if (x->progress_fd >= 0) {
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, header_cb);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, x);
+	x->curl = c;
+	if (x->progress.fd >= 0) {
 		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress_cb);
 		curl_easy_setopt(c, CURLOPT_XFERINFODATA, x);
 		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &x->start);
+	cix_fetch_progress_start(&x->progress);
 
 	rc = curl_easy_perform(c);
-	progress_clear(x);
+	cix_fetch_progress_clear(&x->progress);
 	cix_quote(q, sizeof(q), url, strlen(url));
 	if (rc == CURLE_WRITE_ERROR && x->werr == -CIX_ELIMIT) {
 		r = cix_error(err, -CIX_ELIMIT, "cannot download '%s': larger than %llu bytes",
 			      q, (unsigned long long)opts->max_size);
+	} else if (rc == CURLE_WRITE_ERROR && x->werr == -CIX_EUNSUPPORTED) {
+		r = cix_error(err, -CIX_EUNSUPPORTED,
+			      "cannot download '%s': redirect from https to another scheme refused", q);
 	} else if (rc == CURLE_WRITE_ERROR && x->werr) {
 		r = cix_error_errno(err, x->werr, "cannot download '%s'", q);
 	} else if (rc == CURLE_HTTP_RETURNED_ERROR) {
@@ -463,7 +444,7 @@ int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expe
 		  struct cix_err *err)
 {
 	struct cix_fetch_opts defaults;
-	struct xfer x = { .fd = -1, .progress_fd = -1 };
+	struct xfer x = { .fd = -1, .progress = { .fd = -1 } };
 	struct stat mine;
 	char **urls = NULL;
 	size_t n = 0;
@@ -499,11 +480,7 @@ int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expe
 		goto out;
 	}
 	x.max = opts->max_size;
-	if (opts->progress_fd >= 0 && isatty(opts->progress_fd)) {
-		struct winsize ws;
-		x.progress_fd = opts->progress_fd;
-		x.columns = ioctl(x.progress_fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 80;
-	}
+	cix_fetch_progress_init(&x.progress, opts->progress_fd);
 
 	r = -CIX_ENOTFOUND;
 	/* Content-addressed mirrors first: no network when a directory has it. */

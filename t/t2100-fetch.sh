@@ -257,7 +257,8 @@ test_expect_success 'progress goes nowhere when not a terminal' '
 	test_line_count = 0 err
 '
 
-if command -v script >/dev/null 2>&1; then
+# script(1) from util-linux gives the command a terminal, where there are ptys.
+if command -v script >/dev/null 2>&1 && script -qec "test -t 2" /dev/null >/dev/null 2>&1; then
 	test_set_prereq SCRIPT
 fi
 test_expect_success SCRIPT 'progress on a terminal is one updating line' '
@@ -430,6 +431,17 @@ test_expect_success TLS 'a redirect from https to http is refused' '
 	test_expect_code 1 fetch-tool --ca-file=cert.pem "$S/redirect?to=$U/hello.txt" otls6 2>err &&
 	test_path_is_missing otls6 &&
 	test_line_count = 0 http.log
+'
+
+test_expect_success TLS 'once on https, a chain never goes back to http' '
+	fetch-tool --ca-file=cert.pem "$U/redirect?to=$S/hello.txt" otls8 &&
+	cmp root/hello.txt otls8 &&
+	: >http.log &&
+	test_expect_code 1 fetch-tool --ca-file=cert.pem \
+		"$U/redirect?to=$S/redirect%3Fto%3D$U/hello.txt" otls9 2>err &&
+	grep "redirect from https" err &&
+	test_path_is_missing otls9 &&
+	! grep "^GET /hello.txt" http.log
 '
 
 test_expect_success TLS 'no credentials from a netrc' '
