@@ -255,12 +255,12 @@ static int fetch_one(const char *url, struct xfer *x, const struct cix_fetch_opt
 	return r;
 }
 
-/* Copy a content-addressed mirror's local file into x->fd. */
+/* Copy a local regular file (a content-addressed mirror's, or file://) into x->fd. */
 static int copy_local(const char *path, struct xfer *x, struct cix_err *err)
 {
 	char buf[65536];
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	int r = 0;
 
 	if (fd < 0)
@@ -288,6 +288,37 @@ static int copy_local(const char *path, struct xfer *x, struct cix_err *err)
 		}
 	}
 	close(fd);
+	return r;
+}
+
+/*
+ * A file:// URL is read here rather than by curl, so that only a regular
+ * file (after symlinks) is accepted: not a directory, device or FIFO.
+ */
+static int fetch_file(const char *url, struct xfer *x, struct cix_err *err)
+{
+	CURLU *u = curl_url();
+	char *host = NULL, *path = NULL, q[128];
+	int r;
+
+	if (!u)
+		return cix_error(err, -ENOMEM, "cannot parse '%s'",
+				 cix_quote(q, sizeof(q), url, strlen(url)));
+	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PATH, &path, CURLU_URLDECODE) != CURLUE_OK || !path ||
+	    path[0] != '/') {
+		r = cix_error(err, -CIX_EINVAL, "invalid file url '%s'",
+			      cix_quote(q, sizeof(q), url, strlen(url)));
+	} else if (curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && host && *host &&
+		   strcasecmp(host, "localhost")) {
+		r = cix_error(err, -CIX_EUNSUPPORTED, "file url '%s' names another host",
+			      cix_quote(q, sizeof(q), url, strlen(url)));
+	} else {
+		r = copy_local(path, x, err);
+	}
+	curl_free(host);
+	curl_free(path);
+	curl_url_cleanup(u);
 	return r;
 }
 
@@ -406,7 +437,12 @@ static int try_candidate(const char *src, int local, const char *url_for_msg,
 	if (x->hashing)
 		cix_hash_init(&x->hctx, expected->algo);
 	x->url = src;
-	r = local ? copy_local(src, x, err) : fetch_one(src, x, opts, err);
+	if (local)
+		r = copy_local(src, x, err);
+	else if (has_prefix_ci(src, "file://"))
+		r = fetch_file(src, x, err);
+	else
+		r = fetch_one(src, x, opts, err);
 	if (x->hashing) {
 		if (r < 0)
 			cix_hash_abort(&x->hctx);

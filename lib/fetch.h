@@ -51,8 +51,8 @@ struct cix_fetch_opts {
 void cix_fetch_opts_init(struct cix_fetch_opts *opts);
 
 /*
- * Download url (http, https with the server always verified, ftp, file,
- * or mirror://NAME/REST) into dest, a new file created with O_EXCL and
+ * Download url (http, https with the server always verified, ftp, file
+ * naming a regular file on this host, or mirror://NAME/REST) into dest, a new file created with O_EXCL and
  * O_NOFOLLOW, mode 0644 (0755 if executable). Redirects are followed up to
  * CIX_FETCH_MAX_REDIRECTS; from https only to https; HTTP status >= 400
  * fails; no credentials are read from a netrc.

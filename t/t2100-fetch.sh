@@ -143,7 +143,20 @@ test_expect_success 'file:// urls, unless refused' '
 	grep "not allowed" err &&
 	test_path_is_missing of2 &&
 	test_expect_code 1 fetch-tool "file://$TRASH_DIRECTORY/root/nothing" of3 2>err &&
-	test_path_is_missing of3
+	test_path_is_missing of3 &&
+	test_expect_code 1 fetch-tool "file://$TRASH_DIRECTORY/root" odir 2>err &&
+	test_path_is_missing odir &&
+	test_expect_code 1 fetch-tool "file:///dev/null" onull 2>err &&
+	test_path_is_missing onull &&
+	mkfifo fifo &&
+	test_expect_code 1 fetch-tool "file://$TRASH_DIRECTORY/fifo" ofifo 2>err &&
+	test_path_is_missing ofifo &&
+	cp root/hello.txt "sp ace" &&
+	fetch-tool "file://$TRASH_DIRECTORY/sp%20ace" ofsp &&
+	cmp root/hello.txt ofsp &&
+	fetch-tool "file://localhost$TRASH_DIRECTORY/sp%20ace" ofsp2 &&
+	test_expect_code 1 fetch-tool "file://example.org$TRASH_DIRECTORY/sp%20ace" ofsp3 2>err &&
+	test_path_is_missing ofsp3
 '
 
 test_expect_success 'unknown schemes and bad urls are refused' '
