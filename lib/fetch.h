@@ -52,16 +52,18 @@ void cix_fetch_opts_init(struct cix_fetch_opts *opts);
 
 /*
  * Download url (http, https with the server always verified, ftp, file
- * naming a regular file on this host, or mirror://NAME/REST) into dest, a new file created with O_EXCL and
- * O_NOFOLLOW, mode 0644 (0755 if executable). Redirects are followed up to
- * CIX_FETCH_MAX_REDIRECTS; from https only to https; HTTP status >= 400
- * fails; no credentials are read from a netrc.
+ * naming a regular file on this host, or mirror://NAME/REST) into dest, a
+ * new file created with O_EXCL and O_NOFOLLOW, mode 0644 (0755 if
+ * executable). Redirects are followed up to CIX_FETCH_MAX_REDIRECTS; once
+ * on https, only to https; HTTP status >= 400 fails; no credentials are
+ * read from a netrc.
  *
- * When expected is not NULL, the result is checked: the flat hash of the file, or with recursive
- * the hash of its NAR (a single regular file, executable if asked). When
- * one candidate URL fails the next is tried. For a flat expected hash the
- * content-addressed mirrors are tried first. On any failure dest is
- * removed; a wrong hash gives -CIX_EMISMATCH and the one-line message
+ * When expected is not NULL, the result is checked: the flat hash of the
+ * file, or with recursive the hash of its NAR (a single regular file,
+ * executable if asked). When one candidate URL fails the next is tried.
+ * For a flat expected hash the content-addressed mirrors are tried first.
+ * On any failure dest is removed; a wrong hash gives -CIX_EMISMATCH and
+ * the one-line message
  * "hash mismatch for 'URL': expected sha256:NIX32, got sha256:NIX32"
  * (with opts->keep_mismatch, dest is then kept).
  */
