@@ -1,0 +1,579 @@
+/* fetch.c - downloads through libcurl into fresh files, checked by hash */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "fetch.h"
+#include "fetch-progress.h"
+#include "encoding.h"
+#include "quote.h"
+#include "strbuf.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A download stalled below 1 byte/s for this long fails (Nix: 300 s). */
+#define STALL_SECONDS 300L
+
+void cix_fetch_opts_init(struct cix_fetch_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->progress_fd = -1;
+	opts->allow_file = 1;
+}
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_result;
+
+static void curl_init(void)
+{
+	curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+/* ---- one transfer ---- */
+
+struct xfer {
+	int fd;
+	int hashing;
+	struct cix_hash_ctx hctx;
+	uint64_t size, max;
+	int werr;                     /* why the write callback stopped */
+	struct cix_fetch_progress progress;
+	const char *url;
+	CURL *curl;
+};
+
+static size_t write_cb(char *data, size_t size, size_t nmemb, void *opaque)
+{
+	struct xfer *x = opaque;
+	size_t len = size * nmemb;
+	int r;
+
+	if (x->max && (len > x->max || x->size > x->max - len)) {
+		x->werr = -CIX_ELIMIT;
+		return 0;
+	}
+	r = cix_write_full(x->fd, data, len);
+	if (r < 0) {
+		x->werr = r;
+		return 0;
+	}
+	if (x->hashing)
+		cix_hash_update(&x->hctx, data, len);
+	x->size += len;
+	return len;
+}
+
+/* The scheme of an absolute URL (letters, digits, + - . then ':'), else 0. */
+static size_t scheme_len(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		if (c == ':')
+			return i;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (i && ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'))))
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * Every hop of a redirect chain is checked here, before curl follows it:
+ * once on https, a Location must stay on https, whatever the chain began
+ * with (curl's protocol list only knows the first URL).
+ */
+static size_t header_cb(char *line, size_t size, size_t nitems, void *opaque)
+{
+	struct xfer *x = opaque;
+	size_t len = size * nitems, i = 9, n;
+	char *cur = NULL;
+
+	if (len < 9 || strncasecmp(line, "location:", 9))
+		return len;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	n = scheme_len(line + i, len - i);
+	if (!n || (n == 5 && !strncasecmp(line + i, "https", 5)))
+		return len; /* relative, scheme-relative or https */
+	if (curl_easy_getinfo(x->curl, CURLINFO_EFFECTIVE_URL, &cur) == CURLE_OK && cur &&
+	    !strncasecmp(cur, "https:", 6)) {
+		x->werr = -CIX_EUNSUPPORTED;
+		return 0;
+	}
+	return len;
+}
+
+static int progress_cb(void *opaque, curl_off_t dltotal, curl_off_t dlnow,
+		       curl_off_t ultotal, curl_off_t ulnow)
+{
+	struct xfer *x = opaque;
+
+	cix_fetch_progress_update(&x->progress, x->url, (uint64_t)dlnow, (uint64_t)dltotal);
+	return 0;
+}
+
+static int has_prefix_ci(const char *s, const char *prefix)
+{
+	return !strncasecmp(s, prefix, strlen(prefix));
+}
+
+/* Printable ASCII only: a URL is passed to curl and quoted in messages. */
+static int url_check(const char *url, struct cix_err *err)
+{
+	char q[128];
+	size_t len = strlen(url);
+
+	if (!len || len > 8192)
+		return cix_error(err, -CIX_EINVAL, "invalid url of %zu bytes", len);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)url[i];
+		if (c <= 0x20 || c >= 0x7f)
+			return cix_error(err, -CIX_EINVAL, "invalid character in url '%s'",
+					 cix_quote(q, sizeof(q), url, len));
+	}
+	return 0;
+}
+
+static int curl_code(CURLcode rc, long http)
+{
+	switch (rc) {
+	case CURLE_HTTP_RETURNED_ERROR:
+		return (http == 404 || http == 410) ? -CIX_ENOTFOUND : -EIO;
+	case CURLE_COULDNT_CONNECT:
+		return -ECONNREFUSED;
+	case CURLE_OPERATION_TIMEDOUT:
+		return -ETIMEDOUT;
+	case CURLE_TOO_MANY_REDIRECTS:
+	case CURLE_FILESIZE_EXCEEDED:
+		return -CIX_ELIMIT;
+	case CURLE_UNSUPPORTED_PROTOCOL:
+		return -CIX_EUNSUPPORTED;
+	case CURLE_FILE_COULDNT_READ_FILE:
+	case CURLE_REMOTE_FILE_NOT_FOUND:
+		return -CIX_ENOTFOUND;
+	default:
+		return -EIO;
+	}
+}
+
+/*
+ * Fetch one URL (already expanded, scheme checked) into x->fd, which is
+ * empty and at offset 0.
+ */
+static int fetch_one(const char *url, struct xfer *x, const struct cix_fetch_opts *opts,
+		     struct cix_err *err)
+{
+	char errbuf[CURL_ERROR_SIZE], q[128];
+	CURL *c;
+	CURLcode rc;
+	long http = 0;
+	const char *redir = NULL;
+	int r = 0;
+
+	pthread_once(&curl_once, curl_init);
+	if (curl_init_result != CURLE_OK)
+		return cix_error(err, -EIO, "cannot initialise libcurl: %s",
+				 curl_easy_strerror(curl_init_result));
+	c = curl_easy_init();
+	if (!c)
+		return cix_error(err, -ENOMEM, "cannot create a curl handle");
+
+	if (has_prefix_ci(url, "https://"))
+		redir = "https";
+	else if (has_prefix_ci(url, "http://"))
+		redir = "http,https,ftp";
+	errbuf[0] = '\0';
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR,
+			 opts->allow_file ? "http,https,ftp,file" : "http,https,ftp");
+	if (redir) {
+		curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+		curl_easy_setopt(c, CURLOPT_MAXREDIRS, (long)CIX_FETCH_MAX_REDIRECTS);
+		curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, redir);
+	}
+	curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
+	/* Never configurable (CVE-2024-47174). */
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (opts->ca_file)
+		curl_easy_setopt(c, CURLOPT_CAINFO, opts->ca_file);
+	curl_easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_IGNORED);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "cix/" CIX_VERSION);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT,
+			 opts->connect_timeout_s > 0 ? opts->connect_timeout_s : 30L);
+	if (opts->timeout_s > 0)
+		curl_easy_setopt(c, CURLOPT_TIMEOUT, opts->timeout_s);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, STALL_SECONDS);
+	if (opts->max_size && opts->max_size <= (uint64_t)INT64_MAX)
+		curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)opts->max_size);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, header_cb);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, x);
+	x->curl = c;
+	if (x->progress.fd >= 0) {
+		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress_cb);
+		curl_easy_setopt(c, CURLOPT_XFERINFODATA, x);
+		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	}
+	cix_fetch_progress_start(&x->progress);
+
+	rc = curl_easy_perform(c);
+	cix_fetch_progress_clear(&x->progress);
+	cix_quote(q, sizeof(q), url, strlen(url));
+	if (rc == CURLE_WRITE_ERROR && x->werr == -CIX_ELIMIT) {
+		r = cix_error(err, -CIX_ELIMIT, "cannot download '%s': larger than %llu bytes",
+			      q, (unsigned long long)opts->max_size);
+	} else if (rc == CURLE_WRITE_ERROR && x->werr == -CIX_EUNSUPPORTED) {
+		r = cix_error(err, -CIX_EUNSUPPORTED,
+			      "cannot download '%s': redirect from https to another scheme refused", q);
+	} else if (rc == CURLE_WRITE_ERROR && x->werr) {
+		r = cix_error_errno(err, x->werr, "cannot download '%s'", q);
+	} else if (rc == CURLE_HTTP_RETURNED_ERROR) {
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &http);
+		r = cix_error(err, curl_code(rc, http), "cannot download '%s': HTTP error %ld",
+			      q, http);
+	} else if (rc == CURLE_FILESIZE_EXCEEDED) {
+		r = cix_error(err, -CIX_ELIMIT, "cannot download '%s': larger than %llu bytes",
+			      q, (unsigned long long)opts->max_size);
+	} else if (rc != CURLE_OK) {
+		const char *why = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+		struct strbuf w = STRBUF_INIT;
+		strbuf_add_quoted(&w, why, strnlen(why, CURL_ERROR_SIZE));
+		r = cix_error(err, curl_code(rc, 0), "cannot download '%s': %s", q, w.buf);
+		strbuf_release(&w);
+	}
+	curl_easy_cleanup(c);
+	return r;
+}
+
+/* Copy a local regular file (a content-addressed mirror's, or file://) into x->fd. */
+static int copy_local(const char *path, struct xfer *x, struct cix_err *err)
+{
+	char buf[65536];
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int r = 0;
+
+	if (fd < 0)
+		return cix_error_errno(err, errno == ENOENT ? -CIX_ENOTFOUND : -errno,
+				       "cannot open '%s'", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return cix_error(err, -CIX_EUNSUPPORTED, "'%s' is not a regular file", path);
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = cix_error_errno(err, -errno, "cannot read '%s'", path);
+			break;
+		}
+		if (n == 0)
+			break;
+		if (write_cb(buf, 1, (size_t)n, x) != (size_t)n) {
+			r = x->werr == -CIX_ELIMIT
+				    ? cix_error(err, -CIX_ELIMIT, "'%s' is too large", path)
+				    : cix_error_errno(err, x->werr, "cannot write download");
+			break;
+		}
+	}
+	close(fd);
+	return r;
+}
+
+/*
+ * A file:// URL is read here rather than by curl, so that only a regular
+ * file (after symlinks) is accepted: not a directory, device or FIFO.
+ */
+static int fetch_file(const char *url, struct xfer *x, struct cix_err *err)
+{
+	CURLU *u = curl_url();
+	char *host = NULL, *path = NULL, q[128];
+	int r;
+
+	if (!u)
+		return cix_error(err, -ENOMEM, "cannot parse '%s'",
+				 cix_quote(q, sizeof(q), url, strlen(url)));
+	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PATH, &path, CURLU_URLDECODE) != CURLUE_OK || !path ||
+	    path[0] != '/') {
+		r = cix_error(err, -CIX_EINVAL, "invalid file url '%s'",
+			      cix_quote(q, sizeof(q), url, strlen(url)));
+	} else if (curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && host && *host &&
+		   strcasecmp(host, "localhost")) {
+		r = cix_error(err, -CIX_EUNSUPPORTED, "file url '%s' names another host",
+			      cix_quote(q, sizeof(q), url, strlen(url)));
+	} else {
+		r = copy_local(path, x, err);
+	}
+	curl_free(host);
+	curl_free(path);
+	curl_url_cleanup(u);
+	return r;
+}
+
+static int check_scheme(const char *url, const struct cix_fetch_opts *opts,
+			struct cix_err *err)
+{
+	char q[128];
+	if (has_prefix_ci(url, "http://") || has_prefix_ci(url, "https://") ||
+	    has_prefix_ci(url, "ftp://"))
+		return 0;
+	cix_quote(q, sizeof(q), url, strlen(url));
+	if (has_prefix_ci(url, "file://"))
+		return opts->allow_file ? 0
+					: cix_error(err, -CIX_EUNSUPPORTED,
+						    "file:// urls are not allowed: '%s'", q);
+	return cix_error(err, -CIX_EUNSUPPORTED, "unsupported url '%s'", q);
+}
+
+/* One NAR string: u64 length, the bytes, zero padding to 8. */
+static void nar_str(struct cix_hash_ctx *ctx, const char *s)
+{
+	static const unsigned char zero[8];
+	unsigned char len[8];
+	size_t n = strlen(s);
+	cix_put_u64le(len, n);
+	cix_hash_update(ctx, len, 8);
+	cix_hash_update(ctx, s, n);
+	if (n % 8)
+		cix_hash_update(ctx, zero, 8 - n % 8);
+}
+
+/*
+ * The NAR hash of the download as a single regular file, read back through
+ * its descriptor (never by path): the NAR is a fixed header, the contents
+ * and a fixed trailer.
+ */
+static int nar_hash_fd(int fd, uint64_t size, int executable, enum cix_hash_algo algo,
+		       struct cix_hash *out, const char *dest, struct cix_err *err)
+{
+	static const unsigned char zero[8];
+	struct cix_hash_ctx ctx;
+	unsigned char len[8], *buf = xmalloc(1 << 16);
+	uint64_t off = 0;
+
+	cix_hash_init(&ctx, algo);
+	nar_str(&ctx, "nix-archive-1");
+	nar_str(&ctx, "(");
+	nar_str(&ctx, "type");
+	nar_str(&ctx, "regular");
+	if (executable) {
+		nar_str(&ctx, "executable");
+		nar_str(&ctx, "");
+	}
+	nar_str(&ctx, "contents");
+	cix_put_u64le(len, size);
+	cix_hash_update(&ctx, len, 8);
+	while (off < size) {
+		size_t want = size - off < (1 << 16) ? (size_t)(size - off) : (1 << 16);
+		ssize_t n = pread(fd, buf, want, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? -errno : -EIO;
+			cix_hash_abort(&ctx);
+			free(buf);
+			return cix_error_errno(err, e, "cannot read back '%s'", dest);
+		}
+		cix_hash_update(&ctx, buf, (size_t)n);
+		off += (uint64_t)n;
+	}
+	if (size % 8)
+		cix_hash_update(&ctx, zero, 8 - size % 8);
+	nar_str(&ctx, ")");
+	cix_hash_final(&ctx, out);
+	free(buf);
+	return 0;
+}
+
+static void hash_string(struct strbuf *sb, const struct cix_hash *h)
+{
+	strbuf_addf(sb, "%s:", cix_hash_algo_name(h->algo));
+	cix_nixbase32_encode(sb, h->bytes, h->len);
+}
+
+/* Reset the output file for another candidate. */
+static int rewind_fd(struct xfer *x, const char *dest, struct cix_err *err)
+{
+	if (ftruncate(x->fd, 0) < 0 || lseek(x->fd, 0, SEEK_SET) < 0)
+		return cix_error_errno(err, -errno, "cannot truncate '%s'", dest);
+	x->size = 0;
+	x->werr = 0;
+	return 0;
+}
+
+/* Remove dest only if it is still the file we created. */
+static void remove_dest(const char *dest, const struct stat *mine)
+{
+	struct stat st;
+	if (lstat(dest, &st) == 0 && st.st_dev == mine->st_dev && st.st_ino == mine->st_ino)
+		unlink(dest);
+}
+
+/* Try one candidate: a URL, or a local file when local. */
+static int try_candidate(const char *src, int local, const char *url_for_msg,
+			 const char *dest, struct xfer *x, const struct cix_hash *expected,
+			 int recursive, int executable, const struct cix_fetch_opts *opts,
+			 struct cix_err *err)
+{
+	struct cix_hash got;
+	int r;
+
+	r = rewind_fd(x, dest, err);
+	if (r < 0)
+		return r;
+	x->hashing = expected && !recursive;
+	if (x->hashing)
+		cix_hash_init(&x->hctx, expected->algo);
+	x->url = src;
+	if (local)
+		r = copy_local(src, x, err);
+	else if (has_prefix_ci(src, "file://"))
+		r = fetch_file(src, x, err);
+	else
+		r = fetch_one(src, x, opts, err);
+	if (x->hashing) {
+		if (r < 0)
+			cix_hash_abort(&x->hctx);
+		else
+			cix_hash_final(&x->hctx, &got);
+		x->hashing = 0;
+	}
+	if (r < 0)
+		return r;
+	if (fchmod(x->fd, executable ? 0755 : 0644) < 0)
+		return cix_error_errno(err, -errno, "cannot chmod '%s'", dest);
+	if (!expected)
+		return 0;
+	if (recursive) {
+		r = nar_hash_fd(x->fd, x->size, executable, expected->algo, &got, dest, err);
+		if (r < 0)
+			return r;
+	}
+	if (got.len != expected->len || memcmp(got.bytes, expected->bytes, got.len)) {
+		struct strbuf e = STRBUF_INIT, g = STRBUF_INIT;
+		char q[128];
+		hash_string(&e, expected);
+		hash_string(&g, &got);
+		r = cix_error(err, -CIX_EMISMATCH, "hash mismatch for '%s': expected %s, got %s",
+			      cix_quote(q, sizeof(q), url_for_msg, strlen(url_for_msg)),
+			      e.buf, g.buf);
+		strbuf_release(&e);
+		strbuf_release(&g);
+	}
+	return r;
+}
+
+int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expected,
+		  int recursive, int executable, const struct cix_fetch_opts *opts,
+		  struct cix_err *err)
+{
+	struct cix_fetch_opts defaults;
+	struct xfer x = { .fd = -1, .progress = { .fd = -1 } };
+	struct stat mine;
+	char **urls = NULL;
+	size_t n = 0;
+	int r, tried = 0, mismatch = 0, keep = 0;
+	struct cix_err mismatch_err;
+
+	if (!opts) {
+		cix_fetch_opts_init(&defaults);
+		opts = &defaults;
+	}
+	r = url_check(url, err);
+	if (r < 0)
+		return r;
+	r = cix_fetch_expand_url(url, opts, &urls, &n, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		r = url_check(urls[i], err);
+		if (r < 0)
+			goto out;
+	}
+
+	x.fd = open(dest, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+	if (x.fd < 0) {
+		r = cix_error_errno(err, errno == EEXIST ? -CIX_EEXIST : -errno,
+				    "cannot create '%s'", dest);
+		goto out;
+	}
+	if (fstat(x.fd, &mine) < 0) {
+		r = cix_error_errno(err, -errno, "cannot stat '%s'", dest);
+		close(x.fd);
+		unlink(dest);
+		goto out;
+	}
+	x.max = opts->max_size;
+	cix_fetch_progress_init(&x.progress, opts->progress_fd);
+
+	r = -CIX_ENOTFOUND;
+	/* Content-addressed mirrors first: no network when a directory has it. */
+	for (size_t i = 0; expected && !recursive && opts->cas_dirs && opts->cas_dirs[i]; i++) {
+		const char *d = opts->cas_dirs[i];
+		size_t dl = strlen(d);
+		struct strbuf p = STRBUF_INIT;
+		int is_url = strstr(d, "://") != NULL;
+		strbuf_addstr(&p, d);
+		if (dl && d[dl - 1] != '/')
+			strbuf_addch(&p, '/');
+		strbuf_addf(&p, "%s/", cix_hash_algo_name(expected->algo));
+		cix_base16_encode(&p, expected->bytes, expected->len);
+		if (is_url)
+			r = url_check(p.buf, err) < 0 ? -CIX_EINVAL : check_scheme(p.buf, opts, err);
+		else
+			r = 0;
+		if (r == 0)
+			r = try_candidate(p.buf, !is_url, p.buf, dest, &x, expected, recursive,
+					  executable, opts, err);
+		strbuf_release(&p);
+		if (r == 0)
+			goto out_close;
+		/* A miss here is not an error: the URLs follow. */
+	}
+	for (size_t i = 0; i < n; i++) {
+		r = check_scheme(urls[i], opts, err);
+		if (r == 0)
+			r = try_candidate(urls[i], 0, urls[i], dest, &x, expected, recursive,
+					  executable, opts, err);
+		tried++;
+		if (r == 0)
+			goto out_close;
+		if (r == -CIX_EMISMATCH && opts->keep_mismatch) {
+			keep = 1;
+			goto out_close;
+		}
+		if (r == -CIX_EMISMATCH && !mismatch) {
+			mismatch = 1;
+			if (err)
+				mismatch_err = *err;
+		}
+	}
+	/* A mismatch says more than a later mirror's 404. */
+	if (mismatch) {
+		r = -CIX_EMISMATCH;
+		if (err)
+			*err = mismatch_err;
+	}
+	if (!tried)
+		r = cix_error(err, -CIX_ENOTFOUND, "no url to download");
+out_close:
+	if (close(x.fd) < 0 && r >= 0)
+		r = cix_error_errno(err, -errno, "cannot close '%s'", dest);
+	if (r < 0 && !keep)
+		remove_dest(dest, &mine);
+out:
+	cix_fetch_free_urls(urls);
+	return r;
+}
