@@ -141,15 +141,17 @@ static void usage(FILE *f)
 		fprintf(f, "  %-38s %s\n", o, modifiers[i].summary);
 	}
 	fprintf(f, "  -j, --max-jobs=N                       with --realise: run N builds at once (default 1)\n"
-		   "      --cores=N                          with --realise: NIX_BUILD_CORES (default: all)\n");
+		   "      --cores=N                          with --realise: NIX_BUILD_CORES (default: all)\n"
+		   "      --timeout=S                        with --realise: kill a build after S seconds\n"
+		   "      --max-silent-time=S                with --realise: ... after S seconds without output\n");
 	fprintf(f, "\n  -h, --help                             display this help and exit\n"
 		   "  -V, --version                          display version information and exit\n");
 }
 
 int cmd_store(int argc, char **argv)
 {
-	enum { OPT_OP = 0x100, OPT_MOD = 0x200, OPT_CORES = 0x300 };
-	struct option opts[ARRAY_SIZE(ops) + ARRAY_SIZE(modifiers) + 5];
+	enum { OPT_OP = 0x100, OPT_MOD = 0x200, OPT_CORES = 0x300, OPT_TIMEOUT, OPT_SILENT };
+	struct option opts[ARRAY_SIZE(ops) + ARRAY_SIZE(modifiers) + 7];
 	struct store_flags flags = { 0 };
 	const struct op *op = NULL;
 	int c, n = 0, r;
@@ -160,6 +162,8 @@ int cmd_store(int argc, char **argv)
 		opts[n++] = (struct option){ modifiers[i].name, no_argument, NULL, OPT_MOD + (int)i };
 	opts[n++] = (struct option){ "max-jobs", required_argument, NULL, 'j' };
 	opts[n++] = (struct option){ "cores", required_argument, NULL, OPT_CORES };
+	opts[n++] = (struct option){ "timeout", required_argument, NULL, OPT_TIMEOUT };
+	opts[n++] = (struct option){ "max-silent-time", required_argument, NULL, OPT_SILENT };
 	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	opts[n++] = (struct option){ "version", no_argument, NULL, 'V' };
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
@@ -198,15 +202,20 @@ int cmd_store(int argc, char **argv)
 			} else {
 				flags.print_invalid = 1;
 			}
-		} else if (c == 'j' || c == OPT_CORES) {
+		} else if (c == 'j' || c == OPT_CORES || c == OPT_TIMEOUT || c == OPT_SILENT) {
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || v > 1024)
+			unsigned long max = c == 'j' || c == OPT_CORES ? 1024 : 10UL * 365 * 86400;
+			if (!*optarg || *end || *optarg == '-' || v > max)
 				return usage_error("invalid number '%s'", optarg);
 			if (c == 'j')
 				flags.max_jobs = (unsigned)v;
-			else
+			else if (c == OPT_CORES)
 				flags.cores = (unsigned)v;
+			else if (c == OPT_TIMEOUT)
+				flags.timeout = (unsigned)v;
+			else
+				flags.max_silent = (unsigned)v;
 		} else if (c == 'h') {
 			usage(stdout);
 			return 0;

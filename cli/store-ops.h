@@ -15,6 +15,8 @@ struct store_flags {
 	int keep_failed;     /* -K, --keep-failed (for --realise) */
 	unsigned max_jobs;   /* -j, --max-jobs (for --realise) */
 	unsigned cores;      /* --cores (for --realise) */
+	unsigned timeout;    /* --timeout (for --realise) */
+	unsigned max_silent; /* --max-silent-time (for --realise) */
 };
 
 enum {

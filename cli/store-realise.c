@@ -46,7 +46,8 @@ static int is_drv(const char *path)
 int op_realise(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
 	struct cix_build_opts opts = { .max_jobs = f->max_jobs, .cores = f->cores,
-				       .keep_failed = f->keep_failed, .log_fd = 2 };
+				       .keep_failed = f->keep_failed, .log_fd = 2,
+				       .timeout = f->timeout, .max_silent = f->max_silent };
 	struct cix_err err = { 0 };
 	const char **drvs = xcalloc((size_t)nargs + 1, sizeof(*drvs));
 	char **paths = xcalloc((size_t)nargs + 1, sizeof(*paths));

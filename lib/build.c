@@ -6,6 +6,7 @@
 #include "nar.h"
 #include "nar-read.h"
 #include "refscan.h"
+#include "sandbox.h"
 #include "store-path.h"
 
 #include <errno.h>
@@ -27,6 +28,18 @@ const char *cix_log_dir(void)
 	const char *d = getenv("CIX_LOG_DIR");
 	return d && *d ? d : "/var/log/cix";
 }
+
+/* One derivation being built. */
+struct building {
+	pthread_mutex_t *lock;   /* held except while the builder runs */
+	struct cix_store *s;
+	const char *drv_path;
+	struct cix_drv *drv;
+	const struct cix_build_opts *opts;
+	struct cix_path_lock *locks;
+	size_t nr_locks;
+	char *build_dir;
+};
 
 /* ---- The builder's environment, as Nix sets it ---- */
 
@@ -115,67 +128,144 @@ static void copy_out(int from, int log_fd, int echo_fd)
 	}
 }
 
-/*
- * Run the builder in its own session, output to the log; when it exits,
- * whatever it left running in its process group is killed.
- */
-static int run_builder(const struct cix_drv *drv, char **envp, const char *build_dir,
-		       int log_fd, int echo_fd, int *status, struct cix_err *err)
-{
-	int pfd[2];
-	pid_t pid;
+/* ---- Running the builder in the sandbox ---- */
 
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return cix_error_errno(err, -errno, "cannot create pipe");
+#define SANDBOX_BUILD_DIR "/build"
+
+/* Builder output, from the sandbox's pipe to the log file and the terminal. */
+struct tee {
+	int in, log_fd, echo_fd;
+};
+
+static void *tee_thread(void *arg)
+{
+	struct tee *t = arg;
+	copy_out(t->in, t->log_fd, t->echo_fd);
+	return NULL;
+}
+
+/* $CIX_EXTRA_SANDBOX_PATHS: host paths made visible in every build. */
+static char **extra_paths(size_t *nr)
+{
+	const char *v = getenv("CIX_EXTRA_SANDBOX_PATHS");
+	char **out = NULL, *copy, *tok, *save = NULL;
+	size_t alloc = 0;
+	*nr = 0;
+	if (!v || !*v)
+		return NULL;
+	copy = xstrdup(v);
+	for (tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+		ALLOC_GROW(out, *nr + 1, alloc);
+		out[(*nr)++] = xstrdup(tok);
+	}
+	free(copy);
+	return out;
+}
+
+static int run_sandboxed(struct building *b, char **envp, const char *root,
+			 const struct cix_db_graph *inputs, int log_fd, int *status,
+			 struct cix_err *err)
+{
+	const struct cix_drv *drv = b->drv;
+	struct cix_sandbox_spec spec = { 0 };
+	struct cix_sandbox_result res;
+	struct tee t = { .in = -1, .log_fd = log_fd, .echo_fd = b->opts->log_fd };
+	size_t nr_extra;
+	char **extra = extra_paths(&nr_extra);
 	char **argv = xcalloc(drv->nr_args + 2, sizeof(*argv));
+	int pfd[2], r;
+	pthread_t th;
+
 	argv[0] = drv->builder;
 	for (size_t i = 0; i < drv->nr_args; i++)
 		argv[i + 1] = drv->args[i];
-	pid = fork();
-	if (pid < 0) {
-		free(argv);
+	spec.root = root;
+	spec.store_dir = b->s->store_dir;
+	spec.inputs = (const char *const *)inputs->paths;
+	spec.nr_inputs = inputs->nr;
+	spec.extra_paths = (const char *const *)extra;
+	spec.nr_extra_paths = nr_extra;
+	spec.build_dir = b->build_dir;
+	spec.builder = drv->builder;
+	spec.argv = argv;
+	spec.envp = envp;
+	spec.network = cix_drv_is_fixed(drv);
+	spec.uid = (uid_t)-1;
+	spec.gid = (gid_t)-1;
+	spec.timeout = b->opts->timeout;
+	spec.max_silent = b->opts->max_silent;
+	spec.max_log = b->opts->max_log;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		r = cix_error_errno(err, -errno, "cannot create pipe");
+		goto out;
+	}
+	t.in = pfd[0];
+	spec.log_fd = pfd[1];
+	if (pthread_create(&th, NULL, tee_thread, &t)) {
 		close(pfd[0]);
 		close(pfd[1]);
-		return cix_error_errno(err, -errno, "cannot fork");
+		r = cix_error(err, -EAGAIN, "cannot create thread");
+		goto out;
 	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-		setsid();
-		if (null < 0 || dup2(null, 0) < 0 || dup2(pfd[1], 1) < 0 || dup2(pfd[1], 2) < 0 ||
-		    chdir(build_dir) < 0)
-			_exit(127);
-		execve(drv->builder, argv, envp);
-		dprintf(2, "cix: cannot run builder '%s': %s\n", drv->builder, strerror(errno));
-		_exit(127);
-	}
-	free(argv);
+	r = cix_sandbox_run(&spec, &res, err);
 	close(pfd[1]);
-	for (;;) {
-		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
-		int n = poll(&p, 1, 100);
-		if (n > 0) {
-			char buf[65536];
-			ssize_t k = read(pfd[0], buf, sizeof(buf));
-			if (k > 0) {
-				if (log_fd >= 0)
-					cix_write_full(log_fd, buf, (size_t)k);
-				if (echo_fd >= 0)
-					cix_write_full(echo_fd, buf, (size_t)k);
-				continue;
-			}
-			/* End of output: the builder is done with it. */
-			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-				;
-			break;
-		}
-		if (waitpid(pid, status, WNOHANG) == pid)
-			break;
-	}
-	kill(-pid, SIGKILL);
-	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
-	copy_out(pfd[0], log_fd, echo_fd);
+	pthread_join(th, NULL);
 	close(pfd[0]);
-	return 0;
+	if (r < 0)
+		goto out;
+	*status = res.status;
+	if (res.timed_out)
+		r = cix_error(err, -ETIMEDOUT, "building '%s' timed out after %u seconds",
+			      b->drv_path, spec.timeout);
+	else if (res.silent_too_long)
+		r = cix_error(err, -ETIMEDOUT, "'%s' timed out after %u seconds of silence",
+			      b->drv_path, spec.max_silent);
+	else if (res.log_too_long)
+		r = cix_error(err, -CIX_ELIMIT, "'%s' killed after writing more than %llu bytes of log",
+			      b->drv_path, spec.max_log);
+out:
+	for (size_t i = 0; i < nr_extra; i++)
+		free(extra[i]);
+	free(extra);
+	free(argv);
+	return r;
+}
+
+/*
+ * Take the outputs out of the sandbox's root into the store. A fixed-output
+ * build had the host's network: another process may hold a descriptor to
+ * its output, so that is copied to a fresh inode instead of moved.
+ */
+static int take_outputs(struct building *b, const char *root, struct cix_err *err)
+{
+	struct cix_store *s = b->s;
+	struct strbuf from = STRBUF_INIT;
+	int rfd, r = 0;
+
+	strbuf_addf(&from, "%s%s", root, s->store_dir);
+	rfd = open(from.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (rfd < 0) {
+		r = cix_error_errno(err, -errno, "cannot open '%s'", from.buf);
+		goto out;
+	}
+	for (size_t i = 0; !r && i < b->drv->nr_outputs; i++) {
+		const char *base = b->drv->outputs[i].path + strlen(s->store_dir) + 1;
+		struct stat st;
+		if (fstatat(rfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue; /* reported as missing by register_outputs */
+		if (cix_drv_is_fixed(b->drv)) {
+			strbuf_reset(&from);
+			strbuf_addf(&from, "%s%s/%s", root, s->store_dir, base);
+			r = cix_store_copy_in(s, from.buf, base, err);
+		} else if (renameat2(rfd, base, s->store_fd, base, RENAME_NOREPLACE) < 0) {
+			r = cix_error_errno(err, -errno, "cannot move '%s' into the store", base);
+		}
+	}
+	close(rfd);
+out:
+	strbuf_release(&from);
+	return r;
 }
 
 /* ---- Checking and registering outputs ---- */
@@ -295,16 +385,6 @@ static int input_closure(struct cix_store *s, const struct cix_drv *drv,
 	return r;
 }
 
-struct building {
-	pthread_mutex_t *lock;   /* held except while the builder runs */
-	struct cix_store *s;
-	const char *drv_path;
-	struct cix_drv *drv;
-	const struct cix_build_opts *opts;
-	struct cix_path_lock *locks;
-	size_t nr_locks;
-	char *build_dir;
-};
 
 static int make_build_dir(struct building *b, struct cix_err *err)
 {
@@ -359,14 +439,14 @@ static int find_cycle(const struct cix_drv *drv, const struct cix_path_info *inf
 }
 
 /* After a successful builder: check, canonicalise, hash, scan, register. */
-static int register_outputs(struct building *b, struct cix_err *err)
+static int register_outputs(struct building *b, const struct cix_db_graph *inputs,
+			    struct cix_err *err)
 {
 	struct cix_store *s = b->s;
 	const struct cix_drv *drv = b->drv;
 	struct cix_path_info *infos = xcalloc(drv->nr_outputs + 1, sizeof(*infos));
-	struct cix_db_graph inputs = { 0 };
 	size_t store_len = strlen(s->store_dir);
-	int r = input_closure(s, drv, &inputs, err);
+	int r = 0;
 
 	for (size_t i = 0; !r && i < drv->nr_outputs; i++) {
 		const struct cix_drv_output *o = &drv->outputs[i];
@@ -386,7 +466,7 @@ static int register_outputs(struct building *b, struct cix_err *err)
 		if ((r = cix_nar_hash_path(o->path, CIX_HASH_SHA256, &infos[i].nar_hash,
 					   &infos[i].nar_size, err)) < 0)
 			break;
-		if ((r = scan_refs(o->path, &inputs, drv, store_len, &infos[i], err)) < 0)
+		if ((r = scan_refs(o->path, inputs, drv, store_len, &infos[i], err)) < 0)
 			break;
 		if (*o->hash_algo) {
 			struct strbuf ca = STRBUF_INIT;
@@ -410,7 +490,6 @@ static int register_outputs(struct building *b, struct cix_err *err)
 	for (size_t i = 0; i < drv->nr_outputs; i++)
 		cix_path_info_release(&infos[i]);
 	free(infos);
-	cix_db_graph_release(&inputs);
 	return r;
 }
 
@@ -429,6 +508,8 @@ static int build(struct building *b, struct cix_err *err)
 	struct cix_store *s = b->s;
 	const struct cix_drv *drv = b->drv;
 	char **outs = xcalloc(drv->nr_outputs + 1, sizeof(*outs));
+	struct cix_db_graph inputs = { 0 };
+	struct strbuf root = STRBUF_INIT, tmp = STRBUF_INIT;
 	struct env env = { 0 };
 	int r = 0, status = 0, log_fd = -1;
 
@@ -445,15 +526,23 @@ static int build(struct building *b, struct cix_err *err)
 		goto out;
 	for (size_t i = 0; !r && i < drv->nr_outputs; i++)
 		r = cix_remove_path(s, drv->outputs[i].path, err);
-	if (r < 0 || (r = make_build_dir(b, err)) < 0)
+	if (r < 0 || (r = input_closure(s, drv, &inputs, err)) < 0 ||
+	    (r = make_build_dir(b, err)) < 0)
 		goto out;
+	/* The sandbox's root: in the store's file system, for the outputs. */
+	cix_store_tmp_name(&tmp);
+	strbuf_addf(&root, "%s/.cix-tmp/%s", s->store_dir, tmp.buf);
+	if (mkdir(root.buf, 0700) < 0) {
+		r = cix_error_errno(err, -errno, "cannot create '%s'", root.buf);
+		goto out;
+	}
 	if ((log_fd = open_log(b->drv_path, err)) < 0) {
 		r = log_fd;
 		goto out;
 	}
-	make_env(&env, s, drv, b->build_dir, b->opts->cores);
+	make_env(&env, s, drv, SANDBOX_BUILD_DIR, b->opts->cores);
 	pthread_mutex_unlock(b->lock);
-	r = run_builder(drv, env.kv, b->build_dir, log_fd, b->opts->log_fd, &status, err);
+	r = run_sandboxed(b, env.kv, root.buf, &inputs, log_fd, &status, err);
 	pthread_mutex_lock(b->lock);
 	if (r < 0)
 		goto out;
@@ -463,7 +552,8 @@ static int build(struct building *b, struct cix_err *err)
 			      WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 		goto out;
 	}
-	r = register_outputs(b, err);
+	if ((r = take_outputs(b, root.buf, err)) == 0)
+		r = register_outputs(b, &inputs, err);
 out:
 	if (r < 0) {
 		/* Nothing of a failed build stays in the store. */
@@ -471,6 +561,8 @@ out:
 			if (cix_db_is_valid(s->db, drv->outputs[i].path, NULL) == 0)
 				cix_remove_path(s, drv->outputs[i].path, NULL);
 	}
+	if (root.len)
+		cix_remove_tree_at(AT_FDCWD, root.buf, NULL);
 	if (b->build_dir && (r >= 0 || !b->opts->keep_failed))
 		cix_remove_tree_at(AT_FDCWD, b->build_dir, NULL);
 	if (log_fd >= 0)
@@ -479,6 +571,9 @@ out:
 		cix_path_unlock(s, &b->locks[i]);
 	free(b->locks);
 	free(b->build_dir);
+	cix_db_graph_release(&inputs);
+	strbuf_release(&root);
+	strbuf_release(&tmp);
 	env_release(&env);
 	free(outs);
 	return r < 0 ? r : 0;

@@ -10,20 +10,23 @@ struct cix_build_opts {
 	unsigned cores;        /* NIX_BUILD_CORES (0: all of them, as Nix) */
 	int keep_failed;       /* -K: keep the build directory of a failed build */
 	int log_fd;            /* where build output is echoed, or -1 */
+	unsigned timeout;      /* seconds a build may take in all (0: no limit) */
+	unsigned max_silent;   /* seconds a build may stay silent (0: no limit) */
+	unsigned long long max_log; /* bytes of build log (0: no limit) */
 };
 
 /*
  * Make the outputs of the derivation drv_path (a valid store path) valid:
- * its input derivations first, depth first, then its builder, unless every
- * output is valid already. The builder runs in a fresh build directory
- * below STATE/builds with Nix's environment; its output is kept in
+ * its input derivations first, then its builder, unless every output is
+ * valid already. The builder runs in the sandbox (lib/sandbox.h), whose
+ * root holds only the input closure and the host paths listed in
+ * $CIX_EXTRA_SANDBOX_PATHS, with a fresh build directory (below
+ * STATE/builds) as /build and Nix's environment; its output is kept in
  * $CIX_LOG_DIR (default /var/log/cix)/drvs/XX/REST. Outputs are
  * canonicalised, checked (fixed-output hashes), scanned for references
  * among the input closure and the outputs, and registered together with
  * the derivation as deriver. Output paths are locked while building, so
  * that a derivation is built once when two processes ask for it.
- *
- * NEEDSWORK: the builder runs without the sandbox of issue 4 yet.
  */
 int cix_build_derivation(struct cix_store *s, const char *drv_path,
 			 const struct cix_build_opts *opts, struct cix_err *err);

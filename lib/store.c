@@ -310,6 +310,30 @@ static int copy_in(struct cix_store *s, const char *src, const char *tmp,
 	return r;
 }
 
+int cix_store_copy_in(struct cix_store *s, const char *src, const char *base,
+		      struct cix_err *err)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	struct cix_hash h;
+	uint64_t size;
+	int tfd, r;
+
+	cix_store_tmp_name(&tmp);
+	if ((r = copy_in(s, src, tmp.buf, &h, &size, err)) < 0)
+		goto out;
+	tfd = openat(s->store_fd, TMP_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (tfd < 0) {
+		r = cix_error_errno(err, -errno, "cannot open '%s/%s'", s->store_dir, TMP_DIR);
+	} else {
+		if ((r = cix_store_move_in(s, tfd, tmp.buf, base, err)) < 0)
+			cix_remove_tree_at(tfd, tmp.buf, NULL);
+		close(tfd);
+	}
+out:
+	strbuf_release(&tmp);
+	return r;
+}
+
 static void render_ca(struct strbuf *ca, enum cix_add_method method, const struct cix_hash *h)
 {
 	strbuf_addf(ca, "fixed:%s%s:", method == CIX_ADD_RECURSIVE ? "r:" : "",

@@ -99,6 +99,13 @@ int cix_store_verify_path(struct cix_store *s, const char *path, int check_conte
 int cix_store_move_in(struct cix_store *s, int tmp_fd, const char *tmp, const char *base,
 		      struct cix_err *err);
 
+/*
+ * Copy src through its NAR, as a fresh canonical tree, to STORE/base
+ * (which must not exist), without registering it.
+ */
+int cix_store_copy_in(struct cix_store *s, const char *src, const char *base,
+		      struct cix_err *err);
+
 /* Append a fresh temporary name, tmp-PID-N, for STORE/.cix-tmp/. */
 void cix_store_tmp_name(struct strbuf *base);
 

@@ -8,6 +8,12 @@ CIX_STORE_DIR=$TRASH_DIRECTORY/store
 CIX_STATE_DIR=$TRASH_DIRECTORY/state
 CIX_LOG_DIR=$TRASH_DIRECTORY/log
 export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+# Builders here are /bin/sh scripts: let the sandbox see the host's programs.
+CIX_EXTRA_SANDBOX_PATHS=
+for d in /bin /lib /lib32 /lib64 /usr; do
+	[ -e $d ] && CIX_EXTRA_SANDBOX_PATHS="$CIX_EXTRA_SANDBOX_PATHS $d"
+done
+export CIX_EXTRA_SANDBOX_PATHS
 N="local?store=$CIX_STORE_DIR&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
 # Nix builds in a chroot here (its real store differs from the logical one).
 NIX_CONFIG="$NIX_CONFIG
@@ -137,7 +143,7 @@ test_expect_success NIX 'parallel jobs, and two processes asking for one build' 
 	! pgrep -f "sleep 97.5311" >/dev/null
 '
 
-test_expect_success NIX 'an output hard-linked to an outside file is refused, the file untouched' '
+test_expect_success NIX 'an outside file cannot be linked into an output' '
 	echo secret >canary && chmod 600 canary &&
 	cat >hl.nix <<-EOF &&
 	derivation { name = "hl"; system = "x86_64-linux"; builder = "/bin/sh";
@@ -146,17 +152,58 @@ test_expect_success NIX 'an output hard-linked to an outside file is refused, th
 	nix-instantiate --store "$N" hl.nix >hl.drv 2>/dev/null &&
 	nixs --export $(nixs -qR $(cat hl.drv)) | cix store --import >/dev/null &&
 	test_expect_code 1 cix store -r $(cat hl.drv) 2>err &&
-	grep "hard links" err &&
+	grep "failed with exit code" err &&
 	test "$(stat -c %a canary)" = 600 &&
 	test "$(cat canary)" = secret &&
 	test_path_is_missing "$(nixs -q --outputs $(cat hl.drv))"
+'
+
+test_expect_success NIX 'the sandbox: no host files, loopback only, limits enforced' '
+	cat >sb.nix <<-EOF &&
+	let d = name: script: derivation { inherit name; system = "x86_64-linux"; builder = "/bin/sh";
+	      args = [ "-c" script ]; }; in {
+	  peek = d "peek" "/bin/cat $PWD/canary > \$out";
+	  net = d "net" "/bin/cat /proc/net/dev > \$out";
+	  slow = d "slow" "/bin/sleep 30; echo > \$out";
+	  quiet = d "quiet" "echo start; /bin/sleep 30; echo > \$out";
+	}
+	EOF
+	for x in peek net slow quiet; do
+		nix-instantiate --store "$N" sb.nix -A $x >sb-$x.drv 2>/dev/null || return 1
+	done &&
+	nixs --export $(nixs -qR $(cat sb-*.drv)) | cix store --import >/dev/null &&
+	test_expect_code 1 cix store -r $(cat sb-peek.drv) 2>err &&
+	grep "No such file" err &&
+	out=$(cix store -r $(cat sb-net.drv)) &&
+	grep "lo:" "$out" && test "$(grep -c : "$out")" = 1 &&
+	test_expect_code 1 cix store -r --timeout 1 $(cat sb-slow.drv) 2>err &&
+	grep "timed out after 1 seconds" err &&
+	test_expect_code 1 cix store -r --max-silent-time 1 $(cat sb-quiet.drv) 2>err &&
+	grep "silence" err
+'
+
+test_expect_success NIX 'kill -9 during a build: nothing registered, the next build works' '
+	cat >k.nix <<-\EOF &&
+	derivation { name = "killed"; system = "x86_64-linux"; builder = "/bin/sh";
+	  args = [ "-c" "/bin/mkdir $out; echo partial > $out/a; /bin/sleep 2; echo done > $out/b" ]; }
+	EOF
+	nix-instantiate --store "$N" k.nix >k.drv 2>/dev/null &&
+	nixs --export $(nixs -qR $(cat k.drv)) | cix store --import >/dev/null &&
+	o=$(nixs -q --outputs $(cat k.drv)) &&
+	{ cix store -r $(cat k.drv) >/dev/null 2>&1 & } &&
+	sleep 0.5 && kill -9 $! ; wait
+	test_expect_code 1 cix store --check-validity "$o" 2>/dev/null &&
+	cix store -r $(cat k.drv) >k.out &&
+	test "$(cat "$o/b")" = done &&
+	cix store --verify-path "$o"
 '
 
 test_expect_success 'bad arguments' '
 	test_expect_code 1 cix store -r /etc/passwd 2>err && test_line_count = 1 err &&
 	test_expect_code 1 cix store -r "$CIX_STORE_DIR/00000000000000000000000000000000-x.drv" 2>err &&
 	grep "not valid" err &&
-	test_expect_code 2 cix store -r -j x "$CIX_STORE_DIR/00000000000000000000000000000000-x.drv" 2>err
+	test_expect_code 2 cix store -r -j x "$CIX_STORE_DIR/00000000000000000000000000000000-x.drv" 2>err &&
+	test_expect_code 2 cix store -r --timeout -1 "$CIX_STORE_DIR/00000000000000000000000000000000-x.drv" 2>err
 '
 
 test_done
