@@ -7,6 +7,7 @@
 #include "nar-read.h"
 #include "refscan.h"
 #include "sandbox.h"
+#include "fetch.h"
 #include "store-path.h"
 
 #include <errno.h>
@@ -229,6 +230,77 @@ out:
 		free(extra[i]);
 	free(extra);
 	free(argv);
+	return r;
+}
+
+/*
+ * builtin:fetchurl is run by cix itself, not in the sandbox: it downloads
+ * $out into the root's store directory, where take_outputs finds it. The
+ * mirror list is $CIX_MIRRORS_FILE or /etc/cix/mirrors; content-addressed
+ * mirror directories come from $CIX_CAS_DIRS (space-separated).
+ */
+static int run_builtin_fetchurl(struct building *b, const char *root, int log_fd,
+				struct cix_err *err)
+{
+	const struct cix_drv *drv = b->drv;
+	const char **keys = xcalloc(drv->nr_env + 1, sizeof(*keys));
+	const char **values = xcalloc(drv->nr_env + 1, sizeof(*values));
+	const char *mirrors[2] = { getenv("CIX_MIRRORS_FILE"), NULL };
+	char **cas = NULL, *cas_copy = NULL, *save = NULL;
+	size_t nr_cas = 0, alloc = 0;
+	struct cix_fetch_opts fo;
+	struct strbuf out = STRBUF_INIT;
+	const char *o = cix_drv_getenv(drv, "out");
+	int r;
+
+	for (size_t i = 0; i < drv->nr_env; i++) {
+		keys[i] = drv->env[i].key;
+		values[i] = drv->env[i].value;
+	}
+	cix_fetch_opts_init(&fo);
+	if (!mirrors[0] || !*mirrors[0])
+		mirrors[0] = CIX_MIRRORS_FILE;
+	fo.mirror_files = mirrors;
+	if (getenv("CIX_CAS_DIRS")) {
+		cas_copy = xstrdup(getenv("CIX_CAS_DIRS"));
+		for (char *t = strtok_r(cas_copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+			ALLOC_GROW(cas, nr_cas + 2, alloc);
+			cas[nr_cas++] = t;
+			cas[nr_cas] = NULL;
+		}
+		fo.cas_dirs = (const char *const *)cas;
+	}
+	fo.progress_fd = b->opts->log_fd;
+	if (!o || strncmp(o, b->s->store_dir, strlen(b->s->store_dir))) {
+		r = cix_error(err, -CIX_EFORMAT, "'%s' has no output 'out' in the store", b->drv_path);
+		goto done;
+	}
+	/* ROOT/STORE_DIR, made as the sandbox would, then ROOT/STORE_DIR/BASE. */
+	strbuf_addf(&out, "%s%s", root, b->s->store_dir);
+	for (char *c = out.buf + strlen(root) + 1; ; c++) {
+		if (*c && *c != '/')
+			continue;
+		char saved = *c;
+		*c = '\0';
+		if (mkdir(out.buf, 0755) < 0 && errno != EEXIST) {
+			r = cix_error_errno(err, -errno, "cannot create '%s'", out.buf);
+			goto done;
+		}
+		*c = saved;
+		if (!saved)
+			break;
+	}
+	strbuf_reset(&out);
+	strbuf_addf(&out, "%s%s", root, o);
+	r = cix_builtin_fetchurl(keys, values, drv->nr_env, out.buf, &fo, err);
+	if (r < 0 && log_fd >= 0 && err)
+		dprintf(log_fd, "%s\n", err->msg);
+done:
+	strbuf_release(&out);
+	free(cas);
+	free(cas_copy);
+	free(keys);
+	free(values);
 	return r;
 }
 
@@ -542,7 +614,10 @@ static int build(struct building *b, struct cix_err *err)
 	}
 	make_env(&env, s, drv, SANDBOX_BUILD_DIR, b->opts->cores);
 	pthread_mutex_unlock(b->lock);
-	r = run_sandboxed(b, env.kv, root.buf, &inputs, log_fd, &status, err);
+	if (!strcmp(drv->builder, "builtin:fetchurl"))
+		r = run_builtin_fetchurl(b, root.buf, log_fd, err);
+	else
+		r = run_sandboxed(b, env.kv, root.buf, &inputs, log_fd, &status, err);
 	pthread_mutex_lock(b->lock);
 	if (r < 0)
 		goto out;

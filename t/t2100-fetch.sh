@@ -409,6 +409,24 @@ test_expect_success NIX 'Nix fetchurl.nix, wrong hash: both refuse' '
 	fi
 '
 
+test_expect_success NIX 'cix store --realise runs builtin:fetchurl derivations' '
+	CS=$TRASH_DIRECTORY/cstore &&
+	NC="local?store=$CS&real=$TRASH_DIRECTORY/ncreal&state=$TRASH_DIRECTORY/ncstate&log=$TRASH_DIRECTORY/nclog" &&
+	good=$(nix-instantiate --store "$NC" -E "import <nix/fetchurl.nix> { url = \"$U/big.bin\"; sha256 = \"$(nix-hash --type sha256 --flat --base32 root/big.bin)\"; }" 2>/dev/null) &&
+	bad=$(nix-instantiate --store "$NC" -E "import <nix/fetchurl.nix> { url = \"$U/hello.txt\"; sha256 = \"$(nix-hash --type sha256 --flat --base32 root/big.bin)\"; }" 2>/dev/null) &&
+	nix-store --store "$NC" --export $(nix-store --store "$NC" -qR $good $bad) >fetch.export &&
+	export CIX_STORE_DIR=$CS CIX_STATE_DIR=$TRASH_DIRECTORY/cstate CIX_LOG_DIR=$TRASH_DIRECTORY/clog &&
+	cix store --import <fetch.export >/dev/null &&
+	out=$(cix store -r $good) &&
+	cmp root/big.bin "$out" &&
+	test "$(cix store -q --deriver "$out")" = "$good" &&
+	cix store --verify-path "$out" &&
+	test_expect_code 1 cix store -r $bad 2>err &&
+	grep "hash mismatch" err &&
+	test_expect_code 1 cix store --check-validity $(nix-store --store "$NC" -q --outputs $bad) 2>/dev/null &&
+	unset CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+'
+
 # ---- TLS ----
 
 if command -v openssl >/dev/null 2>&1 &&
