@@ -122,6 +122,7 @@ static const struct modifier {
 	{ "check-contents", 0, 0, "with --verify: also re-hash every path" },
 	{ "repair", 0, 0, "with --verify: repair what can be repaired" },
 	{ "keep-failed", 'K', 0, "with --realise: keep the build directory of a failed build" },
+	{ "check", 0, 0, "with --realise: build valid outputs again and compare (exit 104 if they differ)" },
 };
 
 static void usage(FILE *f)
@@ -199,6 +200,8 @@ int cmd_store(int argc, char **argv)
 				flags.repair = 1;
 			} else if (!strcmp(mod->name, "keep-failed")) {
 				flags.keep_failed = 1;
+			} else if (!strcmp(mod->name, "check")) {
+				flags.check = 1;
 			} else {
 				flags.print_invalid = 1;
 			}

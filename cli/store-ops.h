@@ -13,6 +13,7 @@ struct store_flags {
 	int check_contents;  /* --check-contents (for --verify) */
 	int repair;          /* --repair (for --verify) */
 	int keep_failed;     /* -K, --keep-failed (for --realise) */
+	int check;           /* --check (for --realise) */
 	unsigned max_jobs;   /* -j, --max-jobs (for --realise) */
 	unsigned cores;      /* --cores (for --realise) */
 	unsigned timeout;    /* --timeout (for --realise) */

@@ -47,7 +47,8 @@ int op_realise(struct cix_store *s, const struct store_flags *f, char **args, in
 {
 	struct cix_build_opts opts = { .max_jobs = f->max_jobs, .cores = f->cores,
 				       .keep_failed = f->keep_failed, .log_fd = 2,
-				       .timeout = f->timeout, .max_silent = f->max_silent };
+				       .timeout = f->timeout, .max_silent = f->max_silent,
+				       .check = f->check };
 	struct cix_err err = { 0 };
 	const char **drvs = xcalloc((size_t)nargs + 1, sizeof(*drvs));
 	char **paths = xcalloc((size_t)nargs + 1, sizeof(*paths));
@@ -83,6 +84,10 @@ int op_realise(struct cix_store *s, const struct store_flags *f, char **args, in
 		free(paths[i]);
 	free(paths);
 	free(drvs);
+	if (r == -CIX_ENONDET) {
+		error_err(&err);
+		return 104; /* as nix-store: a check found a difference */
+	}
 	return r < 0 ? error_err(&err) : 0;
 }
 

@@ -33,6 +33,7 @@ const char *cix_log_dir(void)
 /* One derivation being built. */
 struct building {
 	pthread_mutex_t *lock;   /* held except while the builder runs */
+	int check;               /* rebuild valid outputs and compare */
 	struct cix_store *s;
 	const char *drv_path;
 	struct cix_drv *drv;
@@ -340,6 +341,43 @@ out:
 	return r;
 }
 
+/* --check: the rebuilt outputs, still in the root, against the registered ones. */
+static int compare_outputs(struct building *b, const char *root, struct cix_err *err)
+{
+	struct cix_store *s = b->s;
+	struct strbuf dir = STRBUF_INIT, p = STRBUF_INIT;
+	int rfd, r = 0;
+
+	strbuf_addf(&dir, "%s%s", root, s->store_dir);
+	rfd = open(dir.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (rfd < 0) {
+		r = cix_error_errno(err, -errno, "cannot open '%s'", dir.buf);
+		goto out;
+	}
+	for (size_t i = 0; !r && i < b->drv->nr_outputs; i++) {
+		const char *path = b->drv->outputs[i].path, *base = path + strlen(s->store_dir) + 1;
+		struct cix_path_info info;
+		struct cix_hash h;
+		if ((r = cix_canonicalise_at(rfd, base, err)) < 0)
+			break;
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/%s", dir.buf, base);
+		if ((r = cix_nar_hash_path(p.buf, CIX_HASH_SHA256, &h, NULL, err)) < 0 ||
+		    (r = cix_db_query(s->db, path, &info, err)) < 0)
+			break;
+		if (memcmp(h.bytes, info.nar_hash.bytes, 32))
+			r = cix_error(err, -CIX_ENONDET,
+				      "derivation '%s' may not be deterministic: output '%s' differs",
+				      b->drv_path, path);
+		cix_path_info_release(&info);
+	}
+	close(rfd);
+out:
+	strbuf_release(&dir);
+	strbuf_release(&p);
+	return r;
+}
+
 /* ---- Checking and registering outputs ---- */
 
 static int check_fixed(const struct cix_drv_output *o, struct cix_err *err)
@@ -593,11 +631,21 @@ static int build(struct building *b, struct cix_err *err)
 	for (size_t i = 0; !r && i < drv->nr_outputs; i++)
 		if ((r = cix_path_lock(s, outs[i], &b->locks[i], err)) == 0)
 			b->nr_locks++;
-	/* Someone else may have built it while we waited. */
-	if (!r && (r = outputs_valid(s, drv, err)) != 0)
-		goto out;
-	for (size_t i = 0; !r && i < drv->nr_outputs; i++)
-		r = cix_remove_path(s, drv->outputs[i].path, err);
+	if (b->check) {
+		/* Only what is valid can be checked; it stays as it is. */
+		if (!r && (r = outputs_valid(s, drv, err)) == 0)
+			r = cix_error(err, -CIX_ENOTFOUND,
+				      "some outputs of '%s' are not valid, so checking is not possible",
+				      b->drv_path);
+		if (r > 0)
+			r = 0;
+	} else {
+		/* Someone else may have built it while we waited. */
+		if (!r && (r = outputs_valid(s, drv, err)) != 0)
+			goto out;
+		for (size_t i = 0; !r && i < drv->nr_outputs; i++)
+			r = cix_remove_path(s, drv->outputs[i].path, err);
+	}
 	if (r < 0 || (r = input_closure(s, drv, &inputs, err)) < 0 ||
 	    (r = make_build_dir(b, err)) < 0)
 		goto out;
@@ -627,10 +675,12 @@ static int build(struct building *b, struct cix_err *err)
 			      WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 		goto out;
 	}
-	if ((r = take_outputs(b, root.buf, err)) == 0)
+	if (b->check)
+		r = compare_outputs(b, root.buf, err);
+	else if ((r = take_outputs(b, root.buf, err)) == 0)
 		r = register_outputs(b, &inputs, err);
 out:
-	if (r < 0) {
+	if (r < 0 && !b->check) {
 		/* Nothing of a failed build stays in the store. */
 		for (size_t i = 0; i < drv->nr_outputs; i++)
 			if (cix_db_is_valid(s->db, drv->outputs[i].path, NULL) == 0)
@@ -659,6 +709,7 @@ out:
 enum { PENDING, RUNNING, DONE, FAILED };
 
 struct node {
+	int check;           /* --check this one even though it is valid */
 	char *drv_path;
 	struct cix_drv *drv;
 	size_t *deps;        /* nodes that must be DONE first */
@@ -699,10 +750,13 @@ static long collect(struct sched *sc, const char *drv_path, int depth, struct ci
 	ALLOC_GROW(sc->nodes, sc->nr + 1, sc->alloc);
 	self = (long)sc->nr++;
 	sc->nodes[self] = (struct node){ .drv_path = xstrdup(drv_path), .drv = drv };
-	if ((r = outputs_valid(s, drv, err)) != 0) {
+	if ((r = outputs_valid(s, drv, err)) < 0)
+		return r;
+	if (r > 0 && !(sc->opts->check && depth == 0)) {
 		sc->nodes[self].state = DONE;
 		return r < 0 ? r : self;
 	}
+	sc->nodes[self].check = sc->opts->check && depth == 0;
 	size_t *deps = xcalloc(drv->nr_input_drvs + 1, sizeof(*deps)), nr = 0;
 	for (size_t i = 0; i < drv->nr_input_drvs; i++) {
 		long d = collect(sc, drv->input_drvs[i].path, depth + 1, err);
@@ -751,7 +805,7 @@ static void *worker(void *arg)
 		}
 		struct node *n = &sc->nodes[i];
 		struct building b = { .lock = &sc->lock, .s = sc->s, .drv_path = n->drv_path,
-				      .drv = n->drv, .opts = sc->opts };
+				      .drv = n->drv, .opts = sc->opts, .check = n->check };
 		struct cix_err err = { 0 };
 		n->state = RUNNING;
 		sc->running++;

@@ -13,6 +13,12 @@ struct cix_build_opts {
 	unsigned timeout;      /* seconds a build may take in all (0: no limit) */
 	unsigned max_silent;   /* seconds a build may stay silent (0: no limit) */
 	unsigned long long max_log; /* bytes of build log (0: no limit) */
+	/*
+	 * Build the derivations given again although their outputs are valid,
+	 * and compare: -CIX_ENONDET when an output's NAR differs. Nothing is
+	 * registered or replaced. Their inputs are realised as usual.
+	 */
+	int check;
 };
 
 /*

@@ -14,6 +14,7 @@ static const char *const names[] = {
 	[CIX_EEXIST - CIX_EBASE] = "already exists",
 	[CIX_EMISMATCH - CIX_EBASE] = "mismatch",
 	[CIX_ENOTFOUND - CIX_EBASE] = "not found",
+	[CIX_ENONDET - CIX_EBASE] = "not deterministic",
 };
 
 const char *cix_strerror(int code)

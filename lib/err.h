@@ -20,6 +20,7 @@ enum {
 	CIX_EEXIST,     /* target already exists */
 	CIX_EMISMATCH,  /* hash or path does not match */
 	CIX_ENOTFOUND,  /* lookup found nothing */
+	CIX_ENONDET,    /* a rebuild (--check) gave different output */
 };
 
 #define CIX_ERR_MSG_MAX 512

@@ -198,6 +198,28 @@ test_expect_success NIX 'kill -9 during a build: nothing registered, the next bu
 	cix store --verify-path "$o"
 '
 
+test_expect_success NIX '--check: a deterministic build passes, a random one exits 104' '
+	cat >chk.nix <<-\EOF &&
+	let d = name: script: derivation { inherit name; system = "x86_64-linux"; builder = "/bin/sh";
+	      args = [ "-c" script ]; }; in {
+	  same = d "same" "echo same > $out";
+	  random = d "random" "/bin/od -An -N8 -tx8 /dev/urandom > $out";
+	}
+	EOF
+	nix-instantiate --store "$N" chk.nix -A same >same.drv 2>/dev/null &&
+	nix-instantiate --store "$N" chk.nix -A random >random.drv 2>/dev/null &&
+	nixs --export $(nixs -qR $(cat same.drv random.drv)) | cix store --import >/dev/null &&
+	test_expect_code 1 cix store -r --check $(cat same.drv) 2>err &&
+	grep "checking is not possible" err &&
+	cix store -r $(cat same.drv random.drv) >outs &&
+	before=$(cat $(sed -n 2p outs)) &&
+	cix store -r --check $(cat same.drv) &&
+	test_expect_code 104 cix store -r --check $(cat random.drv) 2>err &&
+	grep "may not be deterministic" err &&
+	test "$(cat $(sed -n 2p outs))" = "$before" &&
+	cix store --verify-path $(cat outs)
+'
+
 test_expect_success 'bad arguments' '
 	test_expect_code 1 cix store -r /etc/passwd 2>err && test_line_count = 1 err &&
 	test_expect_code 1 cix store -r "$CIX_STORE_DIR/00000000000000000000000000000000-x.drv" 2>err &&
