@@ -3,6 +3,7 @@
 #include "cix.h"
 #include "store-ops.h"
 #include "build.h"
+#include "buildlog.h"
 #include "drv.h"
 
 #include <stdio.h>
@@ -105,16 +106,9 @@ int op_read_log(struct cix_store *s, const struct store_flags *f, char **args, i
 				r = cix_error(&err, -CIX_ENOTFOUND, "path '%s' has no deriver", drv);
 			drv = info.deriver;
 		}
-		struct strbuf p = STRBUF_INIT, log = STRBUF_INIT;
-		if (r == 0) {
-			const char *base = strrchr(drv, '/') + 1;
-			strbuf_addf(&p, "%s/drvs/%.2s/%s", cix_log_dir(), base, base + 2);
-			if ((r = strbuf_read_file(&log, p.buf, 0)) < 0)
-				r = cix_error(&err, r, "build log of '%s' is not available", drv);
-			else
-				fwrite(log.buf, 1, log.len, stdout);
-		}
-		strbuf_release(&p);
+		struct strbuf log = STRBUF_INIT;
+		if (r == 0 && (r = cix_build_log_read(drv, &log, &err)) == 0)
+			fwrite(log.buf, 1, log.len, stdout);
 		strbuf_release(&log);
 		cix_path_info_release(&info);
 		if (r < 0)

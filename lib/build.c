@@ -8,6 +8,7 @@
 #include "refscan.h"
 #include "sandbox.h"
 #include "fetch.h"
+#include "buildlog.h"
 #include "store-path.h"
 
 #include <errno.h>
@@ -24,11 +25,6 @@
 
 #define MAX_DEPTH 1024
 
-const char *cix_log_dir(void)
-{
-	const char *d = getenv("CIX_LOG_DIR");
-	return d && *d ? d : "/var/log/cix";
-}
 
 /* One derivation being built. */
 struct building {
@@ -97,34 +93,13 @@ static void make_env(struct env *e, struct cix_store *s, const struct cix_drv *d
 
 /* ---- Running the builder ---- */
 
-static int open_log(const char *drv_path, struct cix_err *err)
-{
-	const char *base = strrchr(drv_path, '/') + 1;
-	struct strbuf p = STRBUF_INIT;
-	int fd;
-	strbuf_addf(&p, "%s/drvs/%.2s", cix_log_dir(), base);
-	for (char *c = p.buf + 1; *c; c++)
-		if (*c == '/') {
-			*c = '\0';
-			mkdir(p.buf, 0755);
-			*c = '/';
-		}
-	mkdir(p.buf, 0755);
-	strbuf_addf(&p, "/%s", base + 2);
-	fd = open(p.buf, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		cix_error_errno(err, -errno, "cannot open build log '%s'", p.buf);
-	strbuf_release(&p);
-	return fd < 0 ? -CIX_ENOTFOUND : fd;
-}
 
-static void copy_out(int from, int log_fd, int echo_fd)
+static void copy_out(int from, struct cix_build_log *log, int echo_fd)
 {
 	char buf[65536];
 	ssize_t n;
 	while ((n = read(from, buf, sizeof(buf))) > 0) {
-		if (log_fd >= 0 && cix_write_full(log_fd, buf, (size_t)n) < 0)
-			log_fd = -1;
+		cix_build_log_write(log, buf, (size_t)n);
 		if (echo_fd >= 0 && cix_write_full(echo_fd, buf, (size_t)n) < 0)
 			echo_fd = -1;
 	}
@@ -136,13 +111,14 @@ static void copy_out(int from, int log_fd, int echo_fd)
 
 /* Builder output, from the sandbox's pipe to the log file and the terminal. */
 struct tee {
-	int in, log_fd, echo_fd;
+	int in, echo_fd;
+	struct cix_build_log *log;
 };
 
 static void *tee_thread(void *arg)
 {
 	struct tee *t = arg;
-	copy_out(t->in, t->log_fd, t->echo_fd);
+	copy_out(t->in, t->log, t->echo_fd);
 	return NULL;
 }
 
@@ -165,13 +141,13 @@ static char **extra_paths(size_t *nr)
 }
 
 static int run_sandboxed(struct building *b, char **envp, const char *root,
-			 const struct cix_db_graph *inputs, int log_fd, int *status,
+			 const struct cix_db_graph *inputs, struct cix_build_log *log, int *status,
 			 struct cix_err *err)
 {
 	const struct cix_drv *drv = b->drv;
 	struct cix_sandbox_spec spec = { 0 };
 	struct cix_sandbox_result res;
-	struct tee t = { .in = -1, .log_fd = log_fd, .echo_fd = b->opts->log_fd };
+	struct tee t = { .in = -1, .log = log, .echo_fd = b->opts->log_fd };
 	size_t nr_extra;
 	char **extra = extra_paths(&nr_extra);
 	char **argv = xcalloc(drv->nr_args + 2, sizeof(*argv));
@@ -240,7 +216,7 @@ out:
  * mirror list is $CIX_MIRRORS_FILE or /etc/cix/mirrors; content-addressed
  * mirror directories come from $CIX_CAS_DIRS (space-separated).
  */
-static int run_builtin_fetchurl(struct building *b, const char *root, int log_fd,
+static int run_builtin_fetchurl(struct building *b, const char *root, struct cix_build_log *log,
 				struct cix_err *err)
 {
 	const struct cix_drv *drv = b->drv;
@@ -294,8 +270,10 @@ static int run_builtin_fetchurl(struct building *b, const char *root, int log_fd
 	strbuf_reset(&out);
 	strbuf_addf(&out, "%s%s", root, o);
 	r = cix_builtin_fetchurl(keys, values, drv->nr_env, out.buf, &fo, err);
-	if (r < 0 && log_fd >= 0 && err)
-		dprintf(log_fd, "%s\n", err->msg);
+	if (r < 0 && err) {
+		cix_build_log_write(log, err->msg, strlen(err->msg));
+		cix_build_log_write(log, "\n", 1);
+	}
 done:
 	strbuf_release(&out);
 	free(cas);
@@ -621,7 +599,8 @@ static int build(struct building *b, struct cix_err *err)
 	struct cix_db_graph inputs = { 0 };
 	struct strbuf root = STRBUF_INIT, tmp = STRBUF_INIT;
 	struct env env = { 0 };
-	int r = 0, status = 0, log_fd = -1;
+	struct cix_build_log *log = NULL;
+	int r = 0, status = 0;
 
 	/* Lock the outputs in sorted order: two builders never deadlock. */
 	for (size_t i = 0; i < drv->nr_outputs; i++)
@@ -656,16 +635,14 @@ static int build(struct building *b, struct cix_err *err)
 		r = cix_error_errno(err, -errno, "cannot create '%s'", root.buf);
 		goto out;
 	}
-	if ((log_fd = open_log(b->drv_path, err)) < 0) {
-		r = log_fd;
+	if ((r = cix_build_log_open(b->drv_path, &log, err)) < 0)
 		goto out;
-	}
 	make_env(&env, s, drv, SANDBOX_BUILD_DIR, b->opts->cores);
 	pthread_mutex_unlock(b->lock);
 	if (!strcmp(drv->builder, "builtin:fetchurl"))
-		r = run_builtin_fetchurl(b, root.buf, log_fd, err);
+		r = run_builtin_fetchurl(b, root.buf, log, err);
 	else
-		r = run_sandboxed(b, env.kv, root.buf, &inputs, log_fd, &status, err);
+		r = run_sandboxed(b, env.kv, root.buf, &inputs, log, &status, err);
 	pthread_mutex_lock(b->lock);
 	if (r < 0)
 		goto out;
@@ -690,8 +667,7 @@ out:
 		cix_remove_tree_at(AT_FDCWD, root.buf, NULL);
 	if (b->build_dir && (r >= 0 || !b->opts->keep_failed))
 		cix_remove_tree_at(AT_FDCWD, b->build_dir, NULL);
-	if (log_fd >= 0)
-		close(log_fd);
+	cix_build_log_close(log);
 	for (size_t i = 0; i < b->nr_locks; i++)
 		cix_path_unlock(s, &b->locks[i]);
 	free(b->locks);

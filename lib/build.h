@@ -27,8 +27,8 @@ struct cix_build_opts {
  * valid already. The builder runs in the sandbox (lib/sandbox.h), whose
  * root holds only the input closure and the host paths listed in
  * $CIX_EXTRA_SANDBOX_PATHS, with a fresh build directory (below
- * STATE/builds) as /build and Nix's environment; its output is kept in
- * $CIX_LOG_DIR (default /var/log/cix)/drvs/XX/REST. Outputs are
+ * STATE/builds) as /build and Nix's environment; its output is kept,
+ * compressed, in the build log (lib/buildlog.h). Outputs are
  * canonicalised, checked (fixed-output hashes), scanned for references
  * among the input closure and the outputs, and registered together with
  * the derivation as deriver. Output paths are locked while building, so
@@ -45,7 +45,5 @@ int cix_build_derivation(struct cix_store *s, const char *drv_path,
 int cix_build_derivations(struct cix_store *s, const char *const *drv_paths, size_t n,
 			  const struct cix_build_opts *opts, struct cix_err *err);
 
-/* $CIX_LOG_DIR or "/var/log/cix". */
-const char *cix_log_dir(void);
 
 #endif

@@ -77,9 +77,11 @@ test_expect_success NIX 'selected outputs with DRV!OUT, and a second realise bui
 	test_line_count = 2 out2 && test_line_count = 0 log2
 '
 
-test_expect_success NIX 'build logs are kept and read back' '
+test_expect_success NIX 'build logs are kept, compressed, and read back' '
 	d=$(cat a.drv) && base=${d##*/} &&
-	test -f "log/drvs/$(echo $base | cut -c1-2)/$(echo $base | cut -c3-)" &&
+	f="log/drvs/$(echo $base | cut -c1-2)/$(echo $base | cut -c3-).zst" &&
+	test -f "$f" &&
+	test "$(head -c 4 "$f" | od -An -tx1 | tr -d " ")" = 28b52ffd &&
 	test_expect_code 1 cix store -r $(cat fails.drv) 2>/dev/null;
 	cix store --read-log $(cat fails.drv) >log.out &&
 	grep oops log.out &&
