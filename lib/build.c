@@ -283,6 +283,16 @@ done:
 	return r;
 }
 
+/* Open ROOT/STORE_DIR, the sandbox's view of the store; its path goes to dir. */
+static int open_root_store(struct building *b, const char *root, struct strbuf *dir,
+			   struct cix_err *err)
+{
+	int fd;
+	strbuf_addf(dir, "%s%s", root, b->s->store_dir);
+	fd = open(dir->buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? cix_error_errno(err, -errno, "cannot open '%s'", dir->buf) : fd;
+}
+
 /*
  * Take the outputs out of the sandbox's root into the store. A fixed-output
  * build had the host's network: another process may hold a descriptor to
@@ -292,12 +302,10 @@ static int take_outputs(struct building *b, const char *root, struct cix_err *er
 {
 	struct cix_store *s = b->s;
 	struct strbuf from = STRBUF_INIT;
-	int rfd, r = 0;
+	int rfd = open_root_store(b, root, &from, err), r = 0;
 
-	strbuf_addf(&from, "%s%s", root, s->store_dir);
-	rfd = open(from.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (rfd < 0) {
-		r = cix_error_errno(err, -errno, "cannot open '%s'", from.buf);
+		r = rfd;
 		goto out;
 	}
 	for (size_t i = 0; !r && i < b->drv->nr_outputs; i++) {
@@ -324,12 +332,10 @@ static int compare_outputs(struct building *b, const char *root, struct cix_err 
 {
 	struct cix_store *s = b->s;
 	struct strbuf dir = STRBUF_INIT, p = STRBUF_INIT;
-	int rfd, r = 0;
+	int rfd = open_root_store(b, root, &dir, err), r = 0;
 
-	strbuf_addf(&dir, "%s%s", root, s->store_dir);
-	rfd = open(dir.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (rfd < 0) {
-		r = cix_error_errno(err, -errno, "cannot open '%s'", dir.buf);
+		r = rfd;
 		goto out;
 	}
 	for (size_t i = 0; !r && i < b->drv->nr_outputs; i++) {
