@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
 #include "store-ops.h"
+#include "strvec.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,17 +12,8 @@
 struct verify {
 	struct cix_store *s;
 	const struct store_flags *f;
-	char **paths;
-	size_t nr, alloc;
+	struct strvec paths;
 };
-
-static int collect(const char *path, void *opaque)
-{
-	struct verify *v = opaque;
-	ALLOC_GROW(v->paths, v->nr + 1, v->alloc);
-	v->paths[v->nr++] = xstrdup(path);
-	return 0;
-}
 
 static int has_referrer(const char *path, void *opaque)
 {
@@ -51,50 +43,43 @@ static int disappeared(struct verify *v, const char *path)
 static int verify_paths(struct verify *v, int check_contents)
 {
 	int problems = 0;
-	for (size_t i = 0; i < v->nr; i++) {
+	for (size_t i = 0; i < v->paths.nr; i++) {
 		struct cix_err err = { 0 };
-		int r = cix_store_verify_path(v->s, v->paths[i], check_contents, &err);
+		int r = cix_store_verify_path(v->s, v->paths.v[i], check_contents, &err);
 		if (r == -ENOENT)
-			problems += disappeared(v, v->paths[i]);
+			problems += disappeared(v, v->paths.v[i]);
 		else if (r < 0) {
 			error_err(&err);
 			if (r == -CIX_EMISMATCH && v->f->repair)
-				error("cannot repair '%s': no substitute is available", v->paths[i]);
+				error("cannot repair '%s': no substitute is available", v->paths.v[i]);
 			problems++;
 		}
 	}
 	return problems;
 }
 
-static void release(struct verify *v)
-{
-	for (size_t i = 0; i < v->nr; i++)
-		free(v->paths[i]);
-	free(v->paths);
-}
-
 int op_verify(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
-	struct verify v = { s, f, NULL, 0, 0 };
+	struct verify v = { s, f, STRVEC_INIT };
 	struct cix_err err = { 0 };
 	int problems;
-	if (cix_db_all_valid(s->db, collect, &v, &err) < 0) {
-		release(&v);
+	if (cix_db_all_valid(s->db, strvec_push_fn, &v.paths, &err) < 0) {
+		strvec_clear(&v.paths);
 		return error_err(&err);
 	}
 	problems = verify_paths(&v, f->check_contents);
-	release(&v);
+	strvec_clear(&v.paths);
 	return problems ? EXIT_FAIL : 0;
 }
 
 int op_verify_path(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
-	struct verify v = { s, f, NULL, 0, 0 };
+	struct verify v = { s, f, STRVEC_INIT };
 	int problems;
 	for (int i = 0; i < nargs; i++)
-		collect(args[i], &v);
+		strvec_push(&v.paths, args[i]);
 	problems = verify_paths(&v, 1);
-	release(&v);
+	strvec_clear(&v.paths);
 	return problems ? EXIT_FAIL : 0;
 }
 

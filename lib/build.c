@@ -9,6 +9,7 @@
 #include "sandbox.h"
 #include "fetch.h"
 #include "buildlog.h"
+#include "strvec.h"
 #include "store-path.h"
 
 #include <errno.h>
@@ -122,22 +123,20 @@ static void *tee_thread(void *arg)
 	return NULL;
 }
 
-/* $CIX_EXTRA_SANDBOX_PATHS: host paths made visible in every build. */
-static char **extra_paths(size_t *nr)
+/*
+ * The words of the environment variable name (a space-separated list, as
+ * $CIX_EXTRA_SANDBOX_PATHS or $CIX_CAS_DIRS), pushed onto out.
+ */
+static void env_list(const char *name, struct strvec *out)
 {
-	const char *v = getenv("CIX_EXTRA_SANDBOX_PATHS");
-	char **out = NULL, *copy, *tok, *save = NULL;
-	size_t alloc = 0;
-	*nr = 0;
+	const char *v = getenv(name);
+	char *copy, *tok, *save = NULL;
 	if (!v || !*v)
-		return NULL;
+		return;
 	copy = xstrdup(v);
-	for (tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
-		ALLOC_GROW(out, *nr + 1, alloc);
-		out[(*nr)++] = xstrdup(tok);
-	}
+	for (tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save))
+		strvec_push(out, tok);
 	free(copy);
-	return out;
 }
 
 static int run_sandboxed(struct building *b, char **envp, const char *root,
@@ -148,8 +147,7 @@ static int run_sandboxed(struct building *b, char **envp, const char *root,
 	struct cix_sandbox_spec spec = { 0 };
 	struct cix_sandbox_result res;
 	struct tee t = { .in = -1, .log = log, .echo_fd = b->opts->log_fd };
-	size_t nr_extra;
-	char **extra = extra_paths(&nr_extra);
+	struct strvec extra = STRVEC_INIT;
 	char **argv = xcalloc(drv->nr_args + 2, sizeof(*argv));
 	int pfd[2], r;
 	pthread_t th;
@@ -161,8 +159,9 @@ static int run_sandboxed(struct building *b, char **envp, const char *root,
 	spec.store_dir = b->s->store_dir;
 	spec.inputs = (const char *const *)inputs->paths;
 	spec.nr_inputs = inputs->nr;
-	spec.extra_paths = (const char *const *)extra;
-	spec.nr_extra_paths = nr_extra;
+	env_list("CIX_EXTRA_SANDBOX_PATHS", &extra);
+	spec.extra_paths = (const char *const *)extra.v;
+	spec.nr_extra_paths = extra.nr;
 	spec.build_dir = b->build_dir;
 	spec.builder = drv->builder;
 	spec.argv = argv;
@@ -203,9 +202,7 @@ static int run_sandboxed(struct building *b, char **envp, const char *root,
 		r = cix_error(err, -CIX_ELIMIT, "'%s' killed after writing more than %llu bytes of log",
 			      b->drv_path, spec.max_log);
 out:
-	for (size_t i = 0; i < nr_extra; i++)
-		free(extra[i]);
-	free(extra);
+	strvec_clear(&extra);
 	free(argv);
 	return r;
 }
@@ -223,8 +220,7 @@ static int run_builtin_fetchurl(struct building *b, const char *root, struct cix
 	const char **keys = xcalloc(drv->nr_env + 1, sizeof(*keys));
 	const char **values = xcalloc(drv->nr_env + 1, sizeof(*values));
 	const char *mirrors[2] = { getenv("CIX_MIRRORS_FILE"), NULL };
-	char **cas = NULL, *cas_copy = NULL, *save = NULL;
-	size_t nr_cas = 0, alloc = 0;
+	struct strvec cas = STRVEC_INIT;
 	struct cix_fetch_opts fo;
 	struct strbuf out = STRBUF_INIT;
 	const char *o = cix_drv_getenv(drv, "out");
@@ -238,15 +234,9 @@ static int run_builtin_fetchurl(struct building *b, const char *root, struct cix
 	if (!mirrors[0] || !*mirrors[0])
 		mirrors[0] = CIX_MIRRORS_FILE;
 	fo.mirror_files = mirrors;
-	if (getenv("CIX_CAS_DIRS")) {
-		cas_copy = xstrdup(getenv("CIX_CAS_DIRS"));
-		for (char *t = strtok_r(cas_copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-			ALLOC_GROW(cas, nr_cas + 2, alloc);
-			cas[nr_cas++] = t;
-			cas[nr_cas] = NULL;
-		}
-		fo.cas_dirs = (const char *const *)cas;
-	}
+	env_list("CIX_CAS_DIRS", &cas);
+	if (cas.nr)
+		fo.cas_dirs = (const char *const *)cas.v;
 	fo.progress_fd = b->opts->log_fd;
 	if (!o || strncmp(o, b->s->store_dir, strlen(b->s->store_dir))) {
 		r = cix_error(err, -CIX_EFORMAT, "'%s' has no output 'out' in the store", b->drv_path);
@@ -276,8 +266,7 @@ static int run_builtin_fetchurl(struct building *b, const char *root, struct cix
 	}
 done:
 	strbuf_release(&out);
-	free(cas);
-	free(cas_copy);
+	strvec_clear(&cas);
 	free(keys);
 	free(values);
 	return r;
@@ -364,7 +353,9 @@ out:
 
 /* ---- Checking and registering outputs ---- */
 
-static int check_fixed(const struct cix_drv_output *o, struct cix_err *err)
+/* nar_sha256: the output's NAR hash, already computed, reused for r:sha256. */
+static int check_fixed(const struct cix_drv_output *o, const struct cix_hash *nar_sha256,
+		       struct cix_err *err)
 {
 	const char *algo_name = o->hash_algo;
 	int recursive = !strncmp(algo_name, "r:", 2);
@@ -380,8 +371,13 @@ static int check_fixed(const struct cix_drv_output *o, struct cix_err *err)
 		    (int)cix_hash_algo_size(algo))
 		return cix_error(err, -CIX_EFORMAT, "bad fixed-output hash '%s:%s'",
 				 o->hash_algo, o->hash);
-	r = recursive ? cix_nar_hash_path(o->path, algo, &got, NULL, err)
-		      : cix_hash_file(algo, o->path, &got, err);
+	if (recursive && algo == CIX_HASH_SHA256) {
+		got = *nar_sha256;
+		r = 0;
+	} else {
+		r = recursive ? cix_nar_hash_path(o->path, algo, &got, NULL, err)
+			      : cix_hash_file(algo, o->path, &got, err);
+	}
 	if (r < 0)
 		return r;
 	if (memcmp(got.bytes, want, got.len)) {
@@ -395,6 +391,11 @@ static int check_fixed(const struct cix_drv_output *o, struct cix_err *err)
 		strbuf_release(&g);
 	}
 	return r;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Which of the candidates (inputs and outputs) does output path refer to? */
@@ -422,20 +423,18 @@ static int scan_refs(const char *path, const struct cix_db_graph *inputs,
 		goto out;
 	info->refs = xcalloc(n + 1, sizeof(char *));
 	for (size_t i = 0; i < n; i++)
-		if (cix_refscan_found(sc, i)) {
-			int dup = 0;
-			for (size_t k = 0; k < info->nr_refs; k++)
-				dup |= !strcmp(info->refs[k], full[i]);
-			if (!dup)
-				info->refs[info->nr_refs++] = xstrdup(full[i]);
-		}
-	/* The database keeps them sorted; so does the export format. */
-	for (size_t a = 1; a < info->nr_refs; a++)
-		for (size_t b = a; b > 0 && strcmp(info->refs[b - 1], info->refs[b]) > 0; b--) {
-			char *t = info->refs[b];
-			info->refs[b] = info->refs[b - 1];
-			info->refs[b - 1] = t;
-		}
+		if (cix_refscan_found(sc, i))
+			info->refs[info->nr_refs++] = xstrdup(full[i]);
+	/* The database keeps them sorted and unique; so does the export format. */
+	qsort(info->refs, info->nr_refs, sizeof(*info->refs), cmp_str);
+	size_t kept = 0;
+	for (size_t i = 0; i < info->nr_refs; i++) {
+		if (kept && !strcmp(info->refs[kept - 1], info->refs[i]))
+			free(info->refs[i]);
+		else
+			info->refs[kept++] = info->refs[i];
+	}
+	info->nr_refs = kept;
 out:
 	cix_refscan_free(sc);
 	for (size_t i = 0; i < n; i++)
@@ -445,10 +444,6 @@ out:
 	return r;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* The closure of the derivation's inputs: sources and input outputs. */
 static int input_closure(struct cix_store *s, const struct cix_drv *drv,
@@ -553,12 +548,12 @@ static int register_outputs(struct building *b, const struct cix_db_graph *input
 		}
 		if ((r = cix_canonicalise_at(s->store_fd, base, err)) < 0)
 			break;
-		if (*o->hash_algo && (r = check_fixed(o, err)) < 0)
-			break;
 		infos[i].path = xstrdup(o->path);
 		infos[i].deriver = xstrdup(b->drv_path);
 		if ((r = cix_nar_hash_path(o->path, CIX_HASH_SHA256, &infos[i].nar_hash,
 					   &infos[i].nar_size, err)) < 0)
+			break;
+		if (*o->hash_algo && (r = check_fixed(o, &infos[i].nar_hash, err)) < 0)
 			break;
 		if ((r = scan_refs(o->path, inputs, drv, store_len, &infos[i], err)) < 0)
 			break;

@@ -3,6 +3,7 @@
 #include "store.h"
 #include "encoding.h"
 #include "nar.h"
+#include "strvec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -126,24 +127,11 @@ static int walk(struct opt *o, int dirfd, const char *name, int depth)
 	return r;
 }
 
-struct paths {
-	char **v;
-	size_t nr, alloc;
-};
-
-static int collect(const char *path, void *opaque)
-{
-	struct paths *p = opaque;
-	ALLOC_GROW(p->v, p->nr + 1, p->alloc);
-	p->v[p->nr++] = xstrdup(path);
-	return 0;
-}
-
 int cix_store_optimise(struct cix_store *s, struct cix_store_optimise_stats *st,
 		       struct cix_err *err)
 {
 	struct opt o = { s, -1, st, err };
-	struct paths p = { 0 };
+	struct strvec p = STRVEC_INIT;
 	int r;
 
 	memset(st, 0, sizeof(*st));
@@ -152,7 +140,7 @@ int cix_store_optimise(struct cix_store *s, struct cix_store_optimise_stats *st,
 	o.links_fd = openat(s->store_fd, ".links", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (o.links_fd < 0)
 		return cix_error_errno(err, -errno, "cannot open '%s/.links'", s->store_dir);
-	r = cix_db_all_valid(s->db, collect, &p, err);
+	r = cix_db_all_valid(s->db, strvec_push_fn, &p, err);
 	for (size_t i = 0; !r && i < p.nr; i++) {
 		struct cix_path_lock lock;
 		if ((r = cix_path_lock(s, p.v[i], &lock, err)) < 0)
@@ -162,9 +150,7 @@ int cix_store_optimise(struct cix_store *s, struct cix_store_optimise_stats *st,
 			r = walk(&o, s->store_fd, p.v[i] + strlen(s->store_dir) + 1, 0);
 		cix_path_unlock(s, &lock);
 	}
-	for (size_t i = 0; i < p.nr; i++)
-		free(p.v[i]);
-	free(p.v);
+	strvec_clear(&p);
 	close(o.links_fd);
 	return r;
 }

@@ -50,12 +50,11 @@ static int mkdirs(const char *path, struct cix_err *err)
 	return r;
 }
 
-static int lock_name(const char *base, struct cix_path_lock *lock)
+static void lock_name(const char *base, struct cix_path_lock *lock)
 {
 	lock->name = xmalloc(strlen(base) + 6);
 	strcpy(lock->name, base);
 	strcat(lock->name, ".lock");
-	return 0;
 }
 
 static int take_lock(struct cix_store *s, struct cix_path_lock *lock, int nonblock,

@@ -1,0 +1,22 @@
+/* strvec.h - growable arrays of owned strings, after git's strvec */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef CIX_STRVEC_H
+#define CIX_STRVEC_H
+
+#include <stddef.h>
+
+/* v[0..nr) are owned copies; v is NULL-terminated once anything is pushed. */
+struct strvec {
+	char **v;
+	size_t nr, alloc;
+};
+
+#define STRVEC_INIT { NULL, 0, 0 }
+
+void strvec_push(struct strvec *sv, const char *s);
+/* A cix_path_fn that pushes each path onto the strvec given as opaque. */
+int strvec_push_fn(const char *s, void *opaque);
+/* Free the strings and the array; sv is empty again. */
+void strvec_clear(struct strvec *sv);
+
+#endif
