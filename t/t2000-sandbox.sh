@@ -133,7 +133,7 @@ run_checks () {
 
 	test_expect_success $prereq "$mode: outputs and /build are written through" '
 		sb --env out=$OUT -- /bin/sh -c "echo built >\$out; mkdir /build/sub; echo tmp >/build/sub/f;
-			echo t >/tmp/t; ls -ld /tmp $STORE | cut -c1-10" >res 2>log &&
+			echo t >/tmp/t; ls -ld /tmp | cut -c1-10; ls -ld $STORE | cut -c1-10" >res 2>log &&
 		grep "^exit 0$" res &&
 		test "$(cat "$root$OUT")" = built &&
 		test "$(cat "$build/sub/f")" = tmp &&
