@@ -9,7 +9,7 @@
  *   --build DIR       the build directory (/build inside)
  *   --uid N --gid N   a build user (default: a user namespace only)
  *   --network         keep the host's network (fixed-output)
- *   --timeout N --max-silent N --max-log BYTES
+ *   --timeout N --max-silent N --max-log BYTES --max-procs N
  *   --env NAME=VALUE  the builder's environment, exactly (repeatable)
  *   --repeat N        run N times, each in a fresh ROOT/run-I, and print
  *                     the mean, minimum and maximum set-up time
@@ -85,6 +85,7 @@ int main(int argc, char **argv)
 		{ "gid", 1, NULL, 'g' }, { "network", 0, NULL, 'n' },
 		{ "timeout", 1, NULL, 't' }, { "max-silent", 1, NULL, 'S' },
 		{ "max-log", 1, NULL, 'L' }, { "env", 1, NULL, 'e' },
+		{ "max-procs", 1, NULL, 'P' },
 		{ "repeat", 1, NULL, 'R' }, { "listen", 1, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -120,6 +121,7 @@ int main(int argc, char **argv)
 		case 't': spec.timeout = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'S': spec.max_silent = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'L': spec.max_log = strtoull(optarg, NULL, 10); break;
+		case 'P': spec.max_procs = strtoul(optarg, NULL, 10); break;
 		case 'e':
 			ALLOC_GROW(env, nr_env + 1, al_env);
 			env[nr_env++] = optarg;
@@ -166,6 +168,8 @@ int main(int argc, char **argv)
 		if (res.silent_too_long) puts("silent_too_long");
 		if (res.log_too_long) puts("log_too_long");
 		if (res.seccomp) puts("seccomp");
+		if (res.proc_limit == CIX_SANDBOX_LIMIT_CGROUP) puts("proc_limit cgroup");
+		if (res.proc_limit == CIX_SANDBOX_LIMIT_RLIMIT) puts("proc_limit rlimit");
 		printf("prepare_ms %.3f\n", res.prepare_seconds * 1000);
 		printf("setup_ms %.3f\n", res.setup_seconds * 1000);
 	} else {

@@ -5,6 +5,7 @@
 #include "nar-read.h"
 #include "store-ops.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -144,15 +145,16 @@ static void usage(FILE *f)
 	fprintf(f, "  -j, --max-jobs=N                       with --realise: run N builds at once (default 1)\n"
 		   "      --cores=N                          with --realise: NIX_BUILD_CORES (default: all)\n"
 		   "      --timeout=S                        with --realise: kill a build after S seconds\n"
-		   "      --max-silent-time=S                with --realise: ... after S seconds without output\n");
+		   "      --max-silent-time=S                with --realise: ... after S seconds without output\n"
+		   "      --max-build-log-size=BYTES         with --realise: ... after BYTES of output\n");
 	fprintf(f, "\n  -h, --help                             display this help and exit\n"
 		   "  -V, --version                          display version information and exit\n");
 }
 
 int cmd_store(int argc, char **argv)
 {
-	enum { OPT_OP = 0x100, OPT_MOD = 0x200, OPT_CORES = 0x300, OPT_TIMEOUT, OPT_SILENT };
-	struct option opts[ARRAY_SIZE(ops) + ARRAY_SIZE(modifiers) + 7];
+	enum { OPT_OP = 0x100, OPT_MOD = 0x200, OPT_CORES = 0x300, OPT_TIMEOUT, OPT_SILENT, OPT_LOG };
+	struct option opts[ARRAY_SIZE(ops) + ARRAY_SIZE(modifiers) + 8];
 	struct store_flags flags = { 0 };
 	const struct op *op = NULL;
 	int c, n = 0, r;
@@ -165,6 +167,7 @@ int cmd_store(int argc, char **argv)
 	opts[n++] = (struct option){ "cores", required_argument, NULL, OPT_CORES };
 	opts[n++] = (struct option){ "timeout", required_argument, NULL, OPT_TIMEOUT };
 	opts[n++] = (struct option){ "max-silent-time", required_argument, NULL, OPT_SILENT };
+	opts[n++] = (struct option){ "max-build-log-size", required_argument, NULL, OPT_LOG };
 	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	opts[n++] = (struct option){ "version", no_argument, NULL, 'V' };
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
@@ -205,11 +208,14 @@ int cmd_store(int argc, char **argv)
 			} else {
 				flags.print_invalid = 1;
 			}
-		} else if (c == 'j' || c == OPT_CORES || c == OPT_TIMEOUT || c == OPT_SILENT) {
+		} else if (c == 'j' || c == OPT_CORES || c == OPT_TIMEOUT || c == OPT_SILENT ||
+			   c == OPT_LOG) {
 			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-			unsigned long max = c == 'j' || c == OPT_CORES ? 1024 : 10UL * 365 * 86400;
-			if (!*optarg || *end || *optarg == '-' || v > max)
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			unsigned long long max = c == 'j' || c == OPT_CORES ? 1024 :
+				c == OPT_LOG ? 1ULL << 50 : 10ULL * 365 * 86400;
+			if (!*optarg || *end || *optarg == '-' || errno || v > max)
 				return usage_error("invalid number '%s'", optarg);
 			if (c == 'j')
 				flags.max_jobs = (unsigned)v;
@@ -217,6 +223,8 @@ int cmd_store(int argc, char **argv)
 				flags.cores = (unsigned)v;
 			else if (c == OPT_TIMEOUT)
 				flags.timeout = (unsigned)v;
+			else if (c == OPT_LOG)
+				flags.max_log = v;
 			else
 				flags.max_silent = (unsigned)v;
 		} else if (c == 'h') {

@@ -18,6 +18,7 @@ struct store_flags {
 	unsigned cores;      /* --cores (for --realise) */
 	unsigned timeout;    /* --timeout (for --realise) */
 	unsigned max_silent; /* --max-silent-time (for --realise) */
+	unsigned long long max_log; /* --max-build-log-size (for --realise) */
 };
 
 enum {

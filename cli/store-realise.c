@@ -49,6 +49,7 @@ int op_realise(struct cix_store *s, const struct store_flags *f, char **args, in
 	struct cix_build_opts opts = { .max_jobs = f->max_jobs, .cores = f->cores,
 				       .keep_failed = f->keep_failed, .log_fd = 2,
 				       .timeout = f->timeout, .max_silent = f->max_silent,
+				       .max_log = f->max_log,
 				       .check = f->check };
 	struct cix_err err = { 0 };
 	const char **drvs = xcalloc((size_t)nargs + 1, sizeof(*drvs));

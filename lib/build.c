@@ -1,6 +1,7 @@
 /* build.c - realise derivations: inputs first, then the builder, then register */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "build.h"
+#include "build-users.h"
 #include "drv.h"
 #include "encoding.h"
 #include "nar.h"
@@ -38,6 +39,7 @@ struct building {
 	struct cix_path_lock *locks;
 	size_t nr_locks;
 	char *build_dir;
+	struct cix_build_user user;  /* or none: a user namespace */
 };
 
 /* ---- The builder's environment, as Nix sets it ---- */
@@ -167,11 +169,12 @@ static int run_sandboxed(struct building *b, char **envp, const char *root,
 	spec.argv = argv;
 	spec.envp = envp;
 	spec.network = cix_drv_is_fixed(drv);
-	spec.uid = (uid_t)-1;
-	spec.gid = (gid_t)-1;
+	spec.uid = b->user.uid;
+	spec.gid = b->user.gid;
 	spec.timeout = b->opts->timeout;
 	spec.max_silent = b->opts->max_silent;
 	spec.max_log = b->opts->max_log;
+	spec.max_procs = CIX_BUILD_MAX_PROCS;
 
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		r = cix_error_errno(err, -errno, "cannot create pipe");
@@ -272,6 +275,12 @@ done:
 	return r;
 }
 
+/* Who owns what the builder made: the build user, or us. */
+static uid_t owner(const struct building *b)
+{
+	return b->user.uid != (uid_t)-1 ? b->user.uid : geteuid();
+}
+
 /* Open ROOT/STORE_DIR, the sandbox's view of the store; its path goes to dir. */
 static int open_root_store(struct building *b, const char *root, struct strbuf *dir,
 			   struct cix_err *err)
@@ -302,6 +311,12 @@ static int take_outputs(struct building *b, const char *root, struct cix_err *er
 		struct stat st;
 		if (fstatat(rfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue; /* reported as missing by register_outputs */
+		/*
+		 * Canonical before it is in the store, where anyone can see
+		 * it; and all of it made by the build.
+		 */
+		if ((r = cix_canonicalise_owned_at(rfd, base, owner(b), err)) < 0)
+			break;
 		if (cix_drv_is_fixed(b->drv)) {
 			strbuf_reset(&from);
 			strbuf_addf(&from, "%s%s/%s", root, s->store_dir, base);
@@ -331,7 +346,7 @@ static int compare_outputs(struct building *b, const char *root, struct cix_err 
 		const char *path = b->drv->outputs[i].path, *base = path + strlen(s->store_dir) + 1;
 		struct cix_path_info info;
 		struct cix_hash h;
-		if ((r = cix_canonicalise_at(rfd, base, err)) < 0)
+		if ((r = cix_canonicalise_owned_at(rfd, base, owner(b), err)) < 0)
 			break;
 		strbuf_reset(&p);
 		strbuf_addf(&p, "%s/%s", dir.buf, base);
@@ -475,26 +490,6 @@ static int input_closure(struct cix_store *s, const struct cix_drv *drv,
 }
 
 
-static int make_build_dir(struct building *b, struct cix_err *err)
-{
-	struct strbuf d = STRBUF_INIT;
-	strbuf_addf(&d, "%s/builds", b->s->state_dir);
-	if (mkdir(d.buf, 0700) < 0 && errno != EEXIST) {
-		int r = cix_error_errno(err, -errno, "cannot create '%s'", d.buf);
-		strbuf_release(&d);
-		return r;
-	}
-	strbuf_addstr(&d, "/build-XXXXXX");
-	if (!mkdtemp(d.buf)) {
-		int r = cix_error_errno(err, -errno, "cannot create a build directory in '%s'",
-					b->s->state_dir);
-		strbuf_release(&d);
-		return r;
-	}
-	b->build_dir = strbuf_detach(&d, NULL);
-	return 0;
-}
-
 /* Index of the output whose path is p, or -1. */
 static long output_index(const struct cix_drv *drv, const char *p)
 {
@@ -546,8 +541,6 @@ static int register_outputs(struct building *b, const struct cix_db_graph *input
 				      b->drv_path, o->path);
 			break;
 		}
-		if ((r = cix_canonicalise_at(s->store_fd, base, err)) < 0)
-			break;
 		infos[i].path = xstrdup(o->path);
 		infos[i].deriver = xstrdup(b->drv_path);
 		if ((r = cix_nar_hash_path(o->path, CIX_HASH_SHA256, &infos[i].nar_hash,
@@ -592,6 +585,26 @@ static int outputs_valid(struct cix_store *s, const struct cix_drv *drv, struct 
 	return 1;
 }
 
+/*
+ * -K: keep a failed build's directory, the caller's, under a name no
+ * clean-up touches, and say where in the build's error.
+ */
+static void keep_build_dir(struct building *b, struct cix_err *err)
+{
+	struct cix_err e = { 0 };
+	char *kept = NULL;
+	if (cix_build_dir_hand_over(b->build_dir, &b->user, &e) < 0 ||
+	    cix_build_dir_keep(b->build_dir, &kept, &e) < 0) {
+		cix_remove_tree_at(AT_FDCWD, b->build_dir, NULL);
+		return;
+	}
+	if (err) {
+		size_t len = strlen(err->msg);
+		snprintf(err->msg + len, sizeof(err->msg) - len, " (build directory kept: '%s')", kept);
+	}
+	free(kept);
+}
+
 static int build(struct building *b, struct cix_err *err)
 {
 	struct cix_store *s = b->s;
@@ -626,8 +639,12 @@ static int build(struct building *b, struct cix_err *err)
 		for (size_t i = 0; !r && i < drv->nr_outputs; i++)
 			r = cix_remove_path(s, drv->outputs[i].path, err);
 	}
-	if (r < 0 || (r = input_closure(s, drv, &inputs, err)) < 0 ||
-	    (r = make_build_dir(b, err)) < 0)
+	if (r < 0 || (r = input_closure(s, drv, &inputs, err)) < 0)
+		goto out;
+	if (strcmp(drv->builder, "builtin:fetchurl") &&
+	    (r = cix_build_user_acquire(s, &b->user, err)) < 0)
+		goto out;
+	if ((r = cix_build_dir_create(s, &b->user, &b->build_dir, err)) < 0)
 		goto out;
 	/* The sandbox's root: in the store's file system, for the outputs. */
 	cix_store_tmp_name(&tmp);
@@ -666,8 +683,11 @@ out:
 	}
 	if (root.len)
 		cix_remove_tree_at(AT_FDCWD, root.buf, NULL);
-	if (b->build_dir && (r >= 0 || !b->opts->keep_failed))
+	if (b->build_dir && r < 0 && b->opts->keep_failed)
+		keep_build_dir(b, err);
+	else if (b->build_dir)
 		cix_remove_tree_at(AT_FDCWD, b->build_dir, NULL);
+	cix_build_user_release(&b->user);
 	cix_build_log_close(log);
 	for (size_t i = 0; i < b->nr_locks; i++)
 		cix_path_unlock(s, &b->locks[i]);
@@ -782,7 +802,8 @@ static void *worker(void *arg)
 		}
 		struct node *n = &sc->nodes[i];
 		struct building b = { .lock = &sc->lock, .s = sc->s, .drv_path = n->drv_path,
-				      .drv = n->drv, .opts = sc->opts, .check = n->check };
+				      .drv = n->drv, .opts = sc->opts, .check = n->check,
+				      .user = CIX_BUILD_USER_INIT };
 		struct cix_err err = { 0 };
 		n->state = RUNNING;
 		sc->running++;
@@ -810,6 +831,7 @@ int cix_build_derivations(struct cix_store *s, const char *const *drv_paths, siz
 
 	pthread_mutex_init(&sc.lock, NULL);
 	pthread_cond_init(&sc.cond, NULL);
+	cix_build_dirs_clean(s);
 	for (size_t i = 0; r >= 0 && i < n; i++)
 		r = collect(&sc, drv_paths[i], 0, err);
 	if (r >= 0) {

@@ -5,6 +5,13 @@
 
 #include "store.h"
 
+/*
+ * Processes and threads a build may have at once (a pids cgroup, or
+ * RLIMIT_NPROC for a build user; see lib/sandbox.h): a fork bomb stops
+ * there.
+ */
+#define CIX_BUILD_MAX_PROCS 16384
+
 struct cix_build_opts {
 	unsigned max_jobs;     /* builds at once (0: 1) */
 	unsigned cores;        /* NIX_BUILD_CORES (0: all of them, as Nix) */

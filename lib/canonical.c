@@ -52,9 +52,9 @@ static int canon_fd(int fd, const struct stat *st, const char *name, struct cix_
 	return 0;
 }
 
-static int canon_node(int dirfd, const char *name, int depth, struct cix_err *err);
+static int canon_node(int dirfd, const char *name, int depth, uid_t owner, struct cix_err *err);
 
-static int canon_dir(int fd, const char *name, int depth, struct cix_err *err)
+static int canon_dir(int fd, const char *name, int depth, uid_t owner, struct cix_err *err)
 {
 	int dup_fd = dup(fd), r = 0;
 	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
@@ -67,7 +67,7 @@ static int canon_dir(int fd, const char *name, int depth, struct cix_err *err)
 	while (!r && (errno = 0, de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		r = canon_node(fd, de->d_name, depth + 1, err);
+		r = canon_node(fd, de->d_name, depth + 1, owner, err);
 	}
 	if (!r && errno)
 		r = cix_error_errno(err, -errno, "cannot read directory '%s'", name);
@@ -75,7 +75,7 @@ static int canon_dir(int fd, const char *name, int depth, struct cix_err *err)
 	return r;
 }
 
-static int canon_node(int dirfd, const char *name, int depth, struct cix_err *err)
+static int canon_node(int dirfd, const char *name, int depth, uid_t owner, struct cix_err *err)
 {
 	static const struct timespec times[2] = { { 1, 0 }, { 1, 0 } };
 	struct stat st;
@@ -85,6 +85,8 @@ static int canon_node(int dirfd, const char *name, int depth, struct cix_err *er
 		return cix_error(err, -CIX_ELIMIT, "'%s' is nested too deep", name);
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return cix_error_errno(err, -errno, "cannot stat '%s'", name);
+	if (owner != (uid_t)-1 && st.st_uid != owner)
+		return cix_error(err, -CIX_EUNSUPPORTED, "'%s' is not owned by the build user", name);
 	if (S_ISLNK(st.st_mode)) {
 		/* Symlinks have no mode of their own; owner and time do matter. */
 		if (geteuid() == 0 && (st.st_uid || st.st_gid) &&
@@ -106,7 +108,7 @@ static int canon_node(int dirfd, const char *name, int depth, struct cix_err *er
 	struct stat st2;
 	if (fstat(fd, &st2) < 0 || st2.st_ino != st.st_ino || st2.st_dev != st.st_dev)
 		r = cix_error(err, -CIX_EMISMATCH, "'%s' changed while being canonicalised", name);
-	else if (S_ISDIR(st.st_mode) && (r = canon_dir(fd, name, depth, err)) < 0)
+	else if (S_ISDIR(st.st_mode) && (r = canon_dir(fd, name, depth, owner, err)) < 0)
 		;
 	else
 		r = canon_fd(fd, &st, name, err); /* after the children: keeps mtime 1 */
@@ -116,5 +118,10 @@ static int canon_node(int dirfd, const char *name, int depth, struct cix_err *er
 
 int cix_canonicalise_at(int dirfd, const char *name, struct cix_err *err)
 {
-	return canon_node(dirfd, name, 0, err);
+	return canon_node(dirfd, name, 0, (uid_t)-1, err);
+}
+
+int cix_canonicalise_owned_at(int dirfd, const char *name, uid_t owner, struct cix_err *err)
+{
+	return canon_node(dirfd, name, 0, owner, err);
 }

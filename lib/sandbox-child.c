@@ -225,6 +225,17 @@ void cix_sandbox_child(const struct sb_plan *plan)
 	umask(022);
 	struct rlimit core = { 0, RLIM_INFINITY };
 	setrlimit(RLIMIT_CORE, &core);
+	if (plan->nproc) {
+		/* Counts every process of the build user's: it has no others. */
+		struct rlimit np;
+		if (getrlimit(RLIMIT_NPROC, &np) < 0)
+			fail(plan, "cannot read the limit of processes", NULL);
+		if (np.rlim_max > plan->nproc)
+			np.rlim_max = plan->nproc;
+		np.rlim_cur = np.rlim_max;
+		if (setrlimit(RLIMIT_NPROC, &np) < 0)
+			fail(plan, "cannot limit the number of processes", NULL);
+	}
 
 	if (chdir("/build") < 0)
 		fail(plan, "cannot enter", "/build");

@@ -40,6 +40,7 @@ struct sb_plan {
 	int sync_fd;                /* read end: the id maps are written */
 	int status_fd;              /* write end, O_CLOEXEC: failure report */
 	int log_fd;                 /* write end of the log pipe */
+	unsigned long nproc;        /* RLIMIT_NPROC to set, 0: none */
 };
 
 /* What the child writes to status_fd when a step fails. */
@@ -55,6 +56,15 @@ void cix_sandbox_plan_release(struct sb_plan *plan);
 
 /* sandbox-seccomp.c: fill plan->filter for the running architecture. */
 void cix_sandbox_build_filter(struct sb_plan *plan);
+
+/*
+ * sandbox-cgroup.c: a pids cgroup limited to max_procs. Returns 1 with
+ * *dir set, 0 when no cgroup can be used (or max_procs is 0).
+ */
+int cix_sandbox_cgroup_create(char **dir, unsigned long max_procs, struct cix_err *err);
+int cix_sandbox_cgroup_enter(const char *dir, pid_t pid, struct cix_err *err);
+/* Remove the cgroup (its tasks dead) and free dir; NULL is fine. */
+void cix_sandbox_cgroup_remove(char *dir);
 
 /* sandbox-child.c: the child after clone; never returns. */
 CIX_NORETURN void cix_sandbox_child(const struct sb_plan *plan);

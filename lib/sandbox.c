@@ -178,6 +178,7 @@ int cix_sandbox_run(const struct cix_sandbox_spec *spec,
 	int syncp[2] = { -1, -1 }, statusp[2] = { -1, -1 }, logp[2] = { -1, -1 };
 	int pidfd = -1, ret;
 	pid_t pid = -1;
+	char *cgroup = NULL;
 
 	memset(res, 0, sizeof(*res));
 	memset(&plan, 0, sizeof(plan));
@@ -189,6 +190,14 @@ int cix_sandbox_run(const struct cix_sandbox_spec *spec,
 	cix_sandbox_build_filter(&plan);
 	res->prepare_seconds = now() - t0;
 	res->seccomp = plan.filter_len > 0;
+	if ((ret = cix_sandbox_cgroup_create(&cgroup, spec->max_procs, err)) < 0)
+		goto out;
+	if (ret > 0) {
+		res->proc_limit = CIX_SANDBOX_LIMIT_CGROUP;
+	} else if (spec->max_procs && spec->uid != (uid_t)-1) {
+		plan.nproc = spec->max_procs;
+		res->proc_limit = CIX_SANDBOX_LIMIT_RLIMIT;
+	}
 
 	if (pipe2(syncp, O_CLOEXEC) < 0 || pipe2(statusp, O_CLOEXEC) < 0 ||
 	    pipe2(logp, O_CLOEXEC) < 0) {
@@ -218,7 +227,8 @@ int cix_sandbox_run(const struct cix_sandbox_spec *spec,
 		ret = cix_error_errno(err, -errno, "cannot open the sandbox's pidfd");
 		goto kill;
 	}
-	if ((ret = write_id_maps(pid, spec, plan.drop_groups, err)) < 0)
+	if ((ret = write_id_maps(pid, spec, plan.drop_groups, err)) < 0 ||
+	    (cgroup && (ret = cix_sandbox_cgroup_enter(cgroup, pid, err)) < 0))
 		goto kill;
 	/* syncp[1] stays open until the end: the child's sign of our life. */
 	if (write(syncp[1], "1", 1) != 1) {
@@ -275,5 +285,6 @@ out:
 	close_fd(&logp[0]);
 	close_fd(&logp[1]);
 	cix_sandbox_plan_release(&plan);
+	cix_sandbox_cgroup_remove(cgroup);
 	return ret;
 }

@@ -80,6 +80,7 @@ struct cix_sandbox_spec {
 	unsigned timeout;             /* seconds in all, 0: none */
 	unsigned max_silent;          /* seconds without output, 0: none */
 	unsigned long long max_log;   /* bytes of output, 0: no limit */
+	unsigned long max_procs;      /* processes and threads at once, 0: no limit */
 };
 
 struct cix_sandbox_result {
@@ -88,10 +89,20 @@ struct cix_sandbox_result {
 	int silent_too_long;          /* killed after spec->max_silent */
 	int log_too_long;             /* killed after spec->max_log bytes */
 	int seccomp;                  /* the seccomp filter was installed */
+	int proc_limit;               /* how max_procs was enforced: CIX_SANDBOX_LIMIT_* */
 	double prepare_seconds;       /* populating the root on the host */
 	double setup_seconds;         /* clone to execve of the builder */
 	double total_seconds;         /* clone to the builder's end */
 };
+
+/*
+ * spec->max_procs bounds the builder's processes (a fork bomb) with a pids
+ * cgroup of its own when the caller is root and the pids controller is
+ * there; else, with a build user, with RLIMIT_NPROC; else not at all.
+ */
+#define CIX_SANDBOX_LIMIT_NONE   0
+#define CIX_SANDBOX_LIMIT_CGROUP 1
+#define CIX_SANDBOX_LIMIT_RLIMIT 2
 
 /* The uid and gid the builder has inside its user namespace. */
 #define CIX_SANDBOX_UID 1000

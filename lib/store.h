@@ -8,6 +8,7 @@
 #include "err.h"
 #include "hash.h"
 #include "strbuf.h"
+#include <sys/types.h>
 
 /*
  * A store is a directory of paths (default /cix/store, $CIX_STORE_DIR) and
@@ -125,5 +126,11 @@ void cix_path_unlock(struct cix_store *s, struct cix_path_lock *lock);
 
 /* Canonicalise a tree in place: mtime 1, 0444/0555, no setuid/setgid. */
 int cix_canonicalise_at(int dirfd, const char *name, struct cix_err *err);
+/*
+ * The same, refusing the tree unless every file, directory and symlink in
+ * it is owned by owner (a build user: what it did not make, say a hard
+ * link to a file of root's, is not taken). owner (uid_t)-1: no check.
+ */
+int cix_canonicalise_owned_at(int dirfd, const char *name, uid_t owner, struct cix_err *err);
 
 #endif

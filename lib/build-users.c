@@ -1,0 +1,321 @@
+/* build-users.c - the pool of build users, and the directories builds run in */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "build-users.h"
+#include "nar.h"
+#include "nar-read.h"
+#include "strbuf.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NSS_BUF 65536
+/* How long to wait between two looks for a free build user. */
+#define BUSY_WAIT_NS 50000000L
+
+const char *cix_build_users_group(void)
+{
+	const char *g = getenv("CIX_BUILD_USERS_GROUP");
+	return g ? g : "cixbld";
+}
+
+/*
+ * Kill every process running as uid, from a child that becomes uid: a
+ * builder of an earlier build (or anything else) must not share the
+ * user with the next one.
+ */
+static int kill_user(uid_t uid, struct cix_err *err)
+{
+	pid_t pid = fork();
+	int status;
+	if (pid < 0)
+		return cix_error_errno(err, -errno, "cannot fork");
+	if (pid == 0) {
+		if (setresgid(65534, 65534, 65534) < 0 || setgroups(0, NULL) < 0 ||
+		    setresuid(uid, uid, uid) < 0)
+			_exit(1);
+		/*
+		 * One kill(-1) reaches every process the user may signal
+		 * (all but the caller), at once: none can fork after it.
+		 * Its result says nothing useful (0 whenever any process
+		 * exists, permitted or not).
+		 */
+		while (kill(-1, SIGKILL) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return cix_error_errno(err, -errno, "cannot wait for a child");
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return cix_error(err, -EPERM, "cannot kill the processes of build user %u",
+				 (unsigned)uid);
+	return 0;
+}
+
+/* The uids of the group's members, in the group's order. */
+static int members(const char *group, uid_t **uids, size_t *nr, gid_t *gid,
+		   struct cix_err *err)
+{
+	char *buf = xmalloc(NSS_BUF), *pbuf = xmalloc(NSS_BUF);
+	struct group gr, *g = NULL;
+	size_t alloc = 0;
+	int r = 0;
+
+	*uids = NULL;
+	*nr = 0;
+	if ((errno = getgrnam_r(group, &gr, buf, NSS_BUF, &g)) != 0 || !g)
+		goto out;   /* no such group: no build users */
+	*gid = g->gr_gid;
+	for (char **m = g->gr_mem; *m; m++) {
+		struct passwd pw, *p = NULL;
+		if ((errno = getpwnam_r(*m, &pw, pbuf, NSS_BUF, &p)) != 0 || !p) {
+			r = cix_error(err, -CIX_ENOTFOUND, "build user '%s' of group '%s' does not exist",
+				      *m, group);
+			break;
+		}
+		if (p->pw_uid == 0 || p->pw_uid == getuid() || p->pw_uid == geteuid()) {
+			r = cix_error(err, -EPERM, "build user '%s' of group '%s' is privileged: refusing it",
+				      *m, group);
+			break;
+		}
+		ALLOC_GROW(*uids, *nr + 1, alloc);
+		(*uids)[(*nr)++] = p->pw_uid;
+	}
+out:
+	free(buf);
+	free(pbuf);
+	if (r < 0) {
+		free(*uids);
+		*uids = NULL;
+		*nr = 0;
+	}
+	return r;
+}
+
+static int open_pool(struct cix_store *s, struct cix_err *err)
+{
+	struct strbuf d = STRBUF_INIT;
+	int fd;
+	strbuf_addf(&d, "%s/userpool", s->state_dir);
+	if (mkdir(d.buf, 0755) < 0 && errno != EEXIST)
+		fd = cix_error_errno(err, -errno, "cannot create '%s'", d.buf);
+	else if ((fd = open(d.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		fd = cix_error_errno(err, -errno, "cannot open '%s'", d.buf);
+	strbuf_release(&d);
+	return fd;
+}
+
+int cix_build_user_acquire(struct cix_store *s, struct cix_build_user *u, struct cix_err *err)
+{
+	const char *group = cix_build_users_group();
+	uid_t *uids;
+	size_t nr;
+	gid_t gid = (gid_t)-1;
+	int r, pool;
+
+	*u = (struct cix_build_user)CIX_BUILD_USER_INIT;
+	if (geteuid() != 0 || !*group)
+		return 0;
+	if ((r = members(group, &uids, &nr, &gid, err)) < 0 || !nr)
+		return r;
+	if ((pool = open_pool(s, err)) < 0) {
+		free(uids);
+		return pool;
+	}
+	for (r = 0; !r && u->uid == (uid_t)-1;) {
+		for (size_t i = 0; !r && i < nr; i++) {
+			char name[24];
+			snprintf(name, sizeof(name), "%u", (unsigned)uids[i]);
+			int fd = openat(pool, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+			if (fd < 0) {
+				r = cix_error_errno(err, -errno, "cannot open build user lock '%s'", name);
+				break;
+			}
+			if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+				close(fd);
+				if (errno != EWOULDBLOCK)
+					r = cix_error_errno(err, -errno, "cannot lock build user %s", name);
+				continue;
+			}
+			if ((r = kill_user(uids[i], err)) < 0) {
+				close(fd);
+				break;
+			}
+			*u = (struct cix_build_user){ uids[i], gid, fd };
+			break;
+		}
+		if (!r && u->uid == (uid_t)-1) {
+			/* All busy: another build gives one back soon. */
+			struct timespec ts = { 0, BUSY_WAIT_NS };
+			nanosleep(&ts, NULL);
+		}
+	}
+	close(pool);
+	free(uids);
+	return r;
+}
+
+void cix_build_user_release(struct cix_build_user *u)
+{
+	if (u->lock_fd >= 0)
+		close(u->lock_fd);
+	*u = (struct cix_build_user)CIX_BUILD_USER_INIT;
+}
+
+int cix_build_dir_create(struct cix_store *s, const struct cix_build_user *u, char **out,
+			 struct cix_err *err)
+{
+	struct strbuf d = STRBUF_INIT;
+	struct stat st;
+	int fd = -1, r = 0;
+
+	*out = NULL;
+	strbuf_addf(&d, "%s/builds", s->state_dir);
+	if (mkdir(d.buf, 0700) < 0 && errno != EEXIST) {
+		r = cix_error_errno(err, -errno, "cannot create '%s'", d.buf);
+		goto out;
+	}
+	if ((fd = open(d.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    fstat(fd, &st) < 0) {
+		r = cix_error_errno(err, -errno, "cannot open '%s'", d.buf);
+		goto out;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 0077)) {
+		r = cix_error(err, -EPERM,
+			      "'%s' must be the caller's and closed to others (mode 0700): refusing to build there",
+			      d.buf);
+		goto out;
+	}
+	close(fd);
+	/* Named after the process: a crashed one's is removed later. */
+	strbuf_addf(&d, "/build-%ld-XXXXXX", (long)getpid());
+	if (!mkdtemp(d.buf)) {
+		r = cix_error_errno(err, -errno, "cannot create a build directory in '%s'",
+				    s->state_dir);
+		goto out;
+	}
+	if ((fd = open(d.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		r = cix_error_errno(err, -errno, "cannot open '%s'", d.buf);
+		rmdir(d.buf);
+		goto out;
+	}
+	if (u->uid != (uid_t)-1 && fchown(fd, u->uid, u->gid) < 0) {
+		r = cix_error_errno(err, -errno, "cannot give '%s' to the build user", d.buf);
+		rmdir(d.buf);
+		goto out;
+	}
+	*out = strbuf_detach(&d, NULL);
+out:
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&d);
+	return r;
+}
+
+static int hand_over_at(int dirfd, const char *name, uid_t from, int depth, struct cix_err *err)
+{
+	struct stat st;
+	int fd, r = 0;
+
+	if (depth > CIX_NAR_MAX_DEPTH)
+		return cix_error(err, -CIX_ELIMIT, "'%s' is nested too deep", name);
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : cix_error_errno(err, -errno, "cannot stat '%s'", name);
+	if (st.st_uid != from)
+		return 0;   /* not the build's: left as it is */
+	if (!S_ISDIR(st.st_mode)) {
+		if (st.st_nlink != 1)
+			return 0;   /* shared with something else */
+		if (fchownat(dirfd, name, getuid(), getgid(), AT_SYMLINK_NOFOLLOW) < 0)
+			return cix_error_errno(err, -errno, "cannot change owner of '%s'", name);
+		return 0;
+	}
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return cix_error_errno(err, -errno, "cannot open '%s'", name);
+	struct stat st2;
+	if (fstat(fd, &st2) < 0 || st2.st_ino != st.st_ino || st2.st_dev != st.st_dev) {
+		close(fd);
+		return cix_error(err, -CIX_EMISMATCH, "'%s' changed while being handed over", name);
+	}
+	int dfd = dup(fd);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		close(fd);
+		return cix_error_errno(err, -errno, "cannot read directory '%s'", name);
+	}
+	struct dirent *de;
+	while (!r && (errno = 0, de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			r = hand_over_at(fd, de->d_name, from, depth + 1, err);
+	if (!r && errno)
+		r = cix_error_errno(err, -errno, "cannot read directory '%s'", name);
+	closedir(d);
+	if (!r && fchown(fd, getuid(), getgid()) < 0)
+		r = cix_error_errno(err, -errno, "cannot change owner of '%s'", name);
+	close(fd);
+	return r;
+}
+
+int cix_build_dir_hand_over(const char *dir, const struct cix_build_user *u, struct cix_err *err)
+{
+	if (u->uid == (uid_t)-1 || u->uid == getuid())
+		return 0;   /* the files are the caller's already */
+	return hand_over_at(AT_FDCWD, dir, u->uid, 0, err);
+}
+
+void cix_build_dirs_clean(struct cix_store *s)
+{
+	struct strbuf d = STRBUF_INIT;
+	strbuf_addf(&d, "%s/builds", s->state_dir);
+	int fd = open(d.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	strbuf_release(&d);
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(dir))) {
+		long pid;
+		if (sscanf(de->d_name, "build-%ld-", &pid) == 1 && pid > 0 &&
+		    kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+			cix_remove_tree_at(fd, de->d_name, NULL);
+	}
+	closedir(dir);
+}
+
+int cix_build_dir_keep(const char *dir, char **kept, struct cix_err *err)
+{
+	const char *base = strrchr(dir, '/');
+	const char *suffix = base ? strrchr(base, '-') : NULL;
+	struct strbuf k = STRBUF_INIT;
+	*kept = NULL;
+	if (!base || !suffix)
+		return cix_error(err, -CIX_EINVAL, "'%s' is not a build directory", dir);
+	strbuf_add(&k, dir, (size_t)(base - dir));
+	strbuf_addf(&k, "/kept%s", suffix);
+	if (rename(dir, k.buf) < 0) {
+		int r = cix_error_errno(err, -errno, "cannot rename '%s'", dir);
+		strbuf_release(&k);
+		return r;
+	}
+	*kept = strbuf_detach(&k, NULL);
+	return 0;
+}

@@ -1,0 +1,69 @@
+/* build-users.h - the pool of build users, and the directories builds run in */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef CIX_BUILD_USERS_H
+#define CIX_BUILD_USERS_H
+
+#include <sys/types.h>
+
+#include "err.h"
+#include "store.h"
+
+/*
+ * Build users: the members of the group $CIX_BUILD_USERS_GROUP (default
+ * "cixbld"), as Nix's nixbld. A build takes one that no other build holds
+ * (an flock on STATE/userpool/UID, so that concurrent cix processes agree)
+ * and runs as it, its uid and the group's gid mapped to the sandbox's
+ * uid 1000 and gid 100. Without such a group (or when not root) builds
+ * run in a user namespace mapped to the caller.
+ */
+struct cix_build_user {
+	uid_t uid;      /* (uid_t)-1: none */
+	gid_t gid;
+	int lock_fd;
+};
+
+#define CIX_BUILD_USER_INIT { (uid_t)-1, (gid_t)-1, -1 }
+
+/* The name of the build users' group ("" when turned off). */
+const char *cix_build_users_group(void);
+
+/*
+ * Take a free build user. Returns 0 with u->uid set, or with u->uid
+ * (uid_t)-1 when there are no build users to take (not root, no such
+ * group, no members); waits while all of them are busy. A member that is
+ * root or unknown is an error: a build never runs as anyone privileged.
+ * Any process left running as the user is killed first.
+ */
+int cix_build_user_acquire(struct cix_store *s, struct cix_build_user *u,
+			   struct cix_err *err);
+void cix_build_user_release(struct cix_build_user *u);
+
+/*
+ * A fresh build directory, STATE/builds/build-XXXXXX, 0700, below
+ * STATE/builds (0700, the caller's: nobody else can reach a build's
+ * files, security.md items 6, 12 and 26, which it refuses to use when
+ * anyone else could write it). With a build user, the directory is given
+ * to it (by its descriptor, never by path: item 14). *out is malloc'd.
+ */
+int cix_build_dir_create(struct cix_store *s, const struct cix_build_user *u, char **out,
+			 struct cix_err *err);
+
+/* Remove the build directories of cix processes that died (kill -9). */
+void cix_build_dirs_clean(struct cix_store *s);
+
+/*
+ * A failed build's directory, kept (-K): renamed STATE/builds/kept-XXXXXX,
+ * which no clean-up touches. *kept is malloc'd.
+ */
+int cix_build_dir_keep(const char *dir, char **kept, struct cix_err *err);
+
+/*
+ * Hand a kept (-K) build directory to the caller: every file, directory
+ * and symlink in it that the build user owns, and that no other
+ * directory shares (a hard link), becomes the caller's; nothing is
+ * followed and nothing else changes (security.md items 4 and 18).
+ */
+int cix_build_dir_hand_over(const char *dir, const struct cix_build_user *u,
+			    struct cix_err *err);
+
+#endif
