@@ -641,9 +641,14 @@ static int build(struct building *b, struct cix_err *err)
 	}
 	if (r < 0 || (r = input_closure(s, drv, &inputs, err)) < 0)
 		goto out;
-	if (strcmp(drv->builder, "builtin:fetchurl") &&
-	    (r = cix_build_user_acquire(s, &b->user, err)) < 0)
-		goto out;
+	if (strcmp(drv->builder, "builtin:fetchurl")) {
+		/* It may wait for another build to end: not holding the lock. */
+		pthread_mutex_unlock(b->lock);
+		r = cix_build_user_acquire(s, &b->user, err);
+		pthread_mutex_lock(b->lock);
+		if (r < 0)
+			goto out;
+	}
 	if ((r = cix_build_dir_create(s, &b->user, &b->build_dir, err)) < 0)
 		goto out;
 	/* The sandbox's root: in the store's file system, for the outputs. */

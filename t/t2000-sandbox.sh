@@ -244,6 +244,16 @@ run_checks () {
 		test "$(wc -c <log)" = 1000
 	'
 
+	test_expect_success $prereq,PROCLIMIT,PERL "$mode: a fork bomb stops at the process limit" '
+		sb --max-procs 20 -- /usr/bin/perl -e "
+			for (1..60) { my \$p = fork; last unless defined \$p;
+				if (!\$p) { exec qw(/bin/sleep 9.8765) } }
+			opendir D, q(/proc); print scalar(grep /^[0-9]+\$/, readdir D), qq(\n)" >res 2>log &&
+		grep "^exit 0$" res && grep "^proc_limit" res &&
+		n=$(tail -n 1 log) && test "$n" -le 20 && test "$n" -ge 10 &&
+		! marker_alive 8765
+	'
+
 	test_expect_success $prereq "$mode: fixed-output mode keeps the host network" '
 		rm -f port2
 		"$SB" --listen port2 &
@@ -258,8 +268,17 @@ run_checks () {
 	'
 }
 
+# The process limit: a pids cgroup (root), else RLIMIT_NPROC (a build user).
 MODE_ARGS="--uid 30001 --gid 30001"
+test_set_prereq PROCLIMIT
 run_checks "build user" ROOT,USERNS
+
+test_unset_prereq PROCLIMIT
+if test_have_prereq ROOT,USERNS; then
+	MODE_ARGS=
+	sb --max-procs 10 -- /bin/true 2>/dev/null | grep -q "^proc_limit cgroup" &&
+		test_set_prereq PROCLIMIT
+fi
 
 MODE_ARGS=
 run_checks "user namespace (root)" ROOT,USERNS
@@ -269,6 +288,7 @@ if test_have_prereq UNPRIV; then
 fi
 WORK=$TRASH_DIRECTORY/work-nobody
 RUNAS="runuser -u nobody --"
+test_unset_prereq PROCLIMIT
 run_checks "unprivileged" UNPRIV
 RUNAS=
 WORK=$TRASH_DIRECTORY/work

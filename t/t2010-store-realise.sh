@@ -168,9 +168,10 @@ test_expect_success NIX 'the sandbox: no host files, loopback only, limits enfor
 	  net = d "net" "/bin/cat /proc/net/dev > \$out";
 	  slow = d "slow" "/bin/sleep 30; echo > \$out";
 	  quiet = d "quiet" "echo start; /bin/sleep 30; echo > \$out";
+	  flood = d "flood" "while :; do echo 0123456789; done";
 	}
 	EOF
-	for x in peek net slow quiet; do
+	for x in peek net slow quiet flood; do
 		nix-instantiate --store "$N" sb.nix -A $x >sb-$x.drv 2>/dev/null || return 1
 	done &&
 	nixs --export $(nixs -qR $(cat sb-*.drv)) | cix store --import >/dev/null &&
@@ -181,7 +182,10 @@ test_expect_success NIX 'the sandbox: no host files, loopback only, limits enfor
 	test_expect_code 1 cix store -r --timeout 1 $(cat sb-slow.drv) 2>err &&
 	grep "timed out after 1 seconds" err &&
 	test_expect_code 1 cix store -r --max-silent-time 1 $(cat sb-quiet.drv) 2>err &&
-	grep "silence" err
+	grep "silence" err &&
+	test_expect_code 1 cix store -r --max-build-log-size 5000 $(cat sb-flood.drv) 2>err &&
+	grep "more than 5000 bytes of log" err &&
+	test "$(cix store -l $(cat sb-flood.drv) | wc -c)" = 5000
 '
 
 test_expect_success NIX 'kill -9 during a build: nothing registered, the next build works' '
@@ -227,7 +231,8 @@ test_expect_success 'bad arguments' '
 	test_expect_code 1 cix store -r "$CIX_STORE_DIR/00000000000000000000000000000000-x.drv" 2>err &&
 	grep "not valid" err &&
 	test_expect_code 2 cix store -r -j x "$CIX_STORE_DIR/00000000000000000000000000000000-x.drv" 2>err &&
-	test_expect_code 2 cix store -r --timeout -1 "$CIX_STORE_DIR/00000000000000000000000000000000-x.drv" 2>err
+	test_expect_code 2 cix store -r --timeout -1 "$CIX_STORE_DIR/00000000000000000000000000000000-x.drv" 2>err &&
+	test_expect_code 2 cix store -r --max-build-log-size 99999999999999999999999 x.drv 2>err
 '
 
 test_done

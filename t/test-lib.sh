@@ -34,6 +34,7 @@ test_failure=0
 test_prereqs=" "
 
 test_set_prereq () { test_prereqs="$test_prereqs$1 "; }
+test_unset_prereq () { test_prereqs=$(printf "%s" "$test_prereqs" | sed "s/ $1 / /"); }
 # test_have_prereq A[,B...]: all of the comma-separated prerequisites are set.
 test_have_prereq () {
 	for p_ in $(printf '%s' "$1" | tr ',' ' '); do

@@ -85,6 +85,25 @@ int main(void)
 	is_int(cix_canonicalise_at(dfd, "h", &err), -CIX_EUNSUPPORTED, "hard link refused");
 	is_int(mode_of("outside", NULL), 0644, "  and the outside name untouched");
 
+	/* With a build user, everything must be the build user's. */
+	snprintf(p, sizeof(p), "%s/o", tmp);
+	mkdir(p, 0755);
+	put("o/mine", 0644);
+	put("o/theirs", 0644);
+	snprintf(p, sizeof(p), "%s/o/theirs", tmp);
+	if (geteuid() == 0 && chown(p, 4242, 4242) == 0) {
+		snprintf(p, sizeof(p), "%s/o", tmp);
+		is_int(cix_canonicalise_owned_at(dfd, "o", 0, &err), -CIX_EUNSUPPORTED,
+		       "a file not the build user's is refused: %s", err.msg);
+		is_int(mode_of("o/theirs", NULL), 0644, "  and left as it was");
+		snprintf(p, sizeof(p), "%s/o/theirs", tmp);
+		unlink(p);
+		is_int(cix_canonicalise_owned_at(dfd, "o", 0, &err), 0,
+		       "all the build user's: canonical: %s", err.msg);
+	} else {
+		skip("a file not the build user's is refused", "not root");
+	}
+
 	/* Special files have no place in the store. */
 	snprintf(p, sizeof(p), "%s/fifo", tmp);
 	mkfifo(p, 0644);

@@ -31,6 +31,15 @@ static int ok(int cond, const char *fmt, ...)
 	return cond;
 }
 
+/* Count a test as skipped (TAP's "# skip"), for a missing prerequisite. */
+__attribute__((unused))
+static void skip(const char *what, const char *why)
+{
+	tap_count++;
+	printf("ok %d - %s # skip %s\n", tap_count, what, why);
+	fflush(stdout);
+}
+
 __attribute__((format(printf, 1, 2), unused))
 static void diag(const char *fmt, ...)
 {

@@ -1,0 +1,141 @@
+#!/bin/sh
+# t2030-build-users.sh - builds as build users, and their build directories
+# SPDX-License-Identifier: GPL-3.0-or-later
+test_description='build users: who runs a build, who can reach its directory, -K hand-over'
+. "$(dirname "$0")/test-lib.sh"
+
+CIX_STORE_DIR=$TRASH_DIRECTORY/store
+CIX_STATE_DIR=$TRASH_DIRECTORY/state
+CIX_LOG_DIR=$TRASH_DIRECTORY/log
+export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+CIX_EXTRA_SANDBOX_PATHS=
+for d in /bin /lib /lib32 /lib64 /usr; do
+	[ -e $d ] && CIX_EXTRA_SANDBOX_PATHS="$CIX_EXTRA_SANDBOX_PATHS $d"
+done
+export CIX_EXTRA_SANDBOX_PATHS
+N="local?store=$CIX_STORE_DIR&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
+NIX_CONFIG="$NIX_CONFIG
+sandbox = false"
+nixs () { nix-store --store "$N" "$@"; }
+
+# A group of two build users of our own, removed at the end.
+G=cixt$$
+CIX_BUILD_USERS_GROUP=$G
+export CIX_BUILD_USERS_GROUP
+if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null && command -v runuser >/dev/null &&
+   groupadd -r $G 2>/dev/null; then
+	trap 'userdel ${G}a 2>/dev/null; userdel ${G}b 2>/dev/null; groupdel $G 2>/dev/null' EXIT
+	for u in a b; do
+		useradd -r -g $G -G $G -M -N -d /var/empty -s /usr/sbin/nologin $G$u || exit 1
+	done
+	UA=$(id -u ${G}a) UB=$(id -u ${G}b)
+	test_set_prereq BUILDUSERS
+fi
+# The storeless helper for Nix's side: derivations only, never built by it.
+chmod 755 "$TRASH_DIRECTORY"
+
+# instantiate NAME FILE: the .drv of attribute NAME of FILE, imported into cix
+instantiate () {
+	nix-instantiate --store "$N" "$2" -A "$1" 2>/dev/null >"$1.drv" &&
+	nixs --export $(nixs -qR $(cat "$1.drv")) | cix store --import >/dev/null
+}
+
+# uid_of MARKER: the uid of the process whose command line holds MARKER
+uid_of () {
+	for p in /proc/[0-9]*; do
+		if grep -qs "$1" $p/cmdline; then
+			awk '/^Uid:/ { print $2 }' $p/status 2>/dev/null && return 0
+		fi
+	done
+	return 1
+}
+
+test_expect_success NIX,BUILDUSERS 'derivations' '
+	cat >d.nix <<-\EOF
+	let d = name: script: derivation { inherit name; system = "x86_64-linux"; builder = "/bin/sh";
+	      args = [ "-c" script ]; }; in {
+	  who = d "who" "/bin/sleep 2.9101; /bin/mkdir $out; echo x > $out/f";
+	  p1 = d "p1" "/bin/sleep 1.9201; echo > $out";
+	  p2 = d "p2" "/bin/sleep 1.9202; echo > $out";
+	  p3 = d "p3" "/bin/sleep 1.9203; echo > $out";
+	  closed = d "closed" "/bin/chmod 777 /build; echo x > /build/f; /bin/chmod 700 /build/.. && echo CHMODDED; /bin/sleep 2.9301; echo > $out";
+	  kept = d "kept" "/bin/chmod 777 /build; echo x > /build/f; /bin/ln /build/f /build/g; /bin/mkdir /build/d; /bin/ln -s /etc/shadow /build/s; exit 1";
+	  plain = d "plain" "echo plain > $out";
+	}
+	EOF
+	for x in who p1 p2 p3 closed kept plain; do
+		instantiate $x d.nix || return 1
+	done
+'
+
+test_expect_success NIX,BUILDUSERS 'a build runs as one of the build users; its output is root'"'"'s' '
+	{ cix store -r $(cat who.drv) >who.out 2>who.log & } &&
+	for i in $(seq 50); do uid=$(uid_of 2.9101) && break; sleep 0.1; done &&
+	wait &&
+	echo "$uid" && { test "$uid" = $UA || test "$uid" = $UB; } &&
+	out=$(cat who.out) &&
+	test "$(stat -c "%u %g %a" "$out" "$out/f")" = "$(printf "0 0 555\n0 0 444")"
+'
+
+test_expect_success NIX,BUILDUSERS 'two builds at once have two users; a third waits for one' '
+	{ cix store -r -j 3 $(cat p1.drv p2.drv p3.drv) >p.out 2>p.log & } &&
+	pid=$! &&
+	: >seen &&
+	while kill -0 $pid 2>/dev/null; do
+		u1=$(uid_of 1.9201) u2=$(uid_of 1.9202) u3=$(uid_of 1.9203)
+		echo "$u1 $u2 $u3" >>seen
+		sleep 0.05
+	done &&
+	wait $pid &&
+	test_line_count = 3 p.out &&
+	# Never one user for two builds at the same moment.
+	awk "{ if (NF != 3 && NF > 1) for (i = 1; i < NF; i++) for (j = i + 1; j <= NF; j++) if (\$i == \$j) bad = 1 }
+	     { if (NF == 3) bad = 1 } END { exit bad }" seen &&
+	grep -q "[0-9]" seen
+'
+
+test_expect_success NIX,BUILDUSERS 'nobody else can reach a build directory (security.md items 6, 12)' '
+	{ cix store -r $(cat closed.drv) >closed.out 2>closed.log & } &&
+	for i in $(seq 50); do uid=$(uid_of 2.9301) && break; sleep 0.1; done &&
+	dir=$(ls -d state/builds/build-*) &&
+	test "$(stat -c %a state/builds)" = 700 &&
+	test_must_fail runuser -u nobody -- ls "$dir" 2>/dev/null &&
+	test_must_fail runuser -u nobody -- cat "$dir/f" 2>/dev/null &&
+	test_must_fail runuser -u nobody -- touch "$dir/g" 2>/dev/null &&
+	test_must_fail runuser -u ${G}a -- cat "$dir/f" 2>/dev/null &&
+	wait &&
+	! grep CHMODDED closed.log
+'
+
+test_expect_success NIX,BUILDUSERS 'a failed -K build is handed over safely (items 4, 18)' '
+	shadow=$(stat -c "%u %g %a" /etc/shadow) &&
+	test_expect_code 1 cix store -r -K $(cat kept.drv) 2>err &&
+	kept=$(sed -n "s/.*build directory kept: .\(.*\).)$/\1/p" err) &&
+	test -d "$kept" &&
+	test "$(stat -c %u "$kept" "$kept/d")" = "$(printf "0\n0")" &&
+	stat -c "%u %h" "$kept/f" "$kept/g" >owners &&
+	{ test "$(cat owners)" = "$(printf "%s 2\n%s 2" $UA $UA)" ||
+	  test "$(cat owners)" = "$(printf "%s 2\n%s 2" $UB $UB)"; } &&
+	test "$(stat -c %u "$kept/s")" = 0 &&
+	test "$(readlink "$kept/s")" = /etc/shadow &&
+	test "$(stat -c "%u %g %a" /etc/shadow)" = "$shadow"
+'
+
+test_expect_success NIX 'a build directory others may write is refused (item 26)' '
+	chmod 777 state/builds &&
+	test_expect_code 1 cix store -r $(cat plain.drv) 2>err &&
+	grep "refusing to build there" err &&
+	chmod 700 state/builds &&
+	cix store -r $(cat plain.drv)
+'
+
+test_expect_success NIX 'the build directories of dead processes are removed; kept ones stay (item 39)' '
+	mkdir -p state/builds/build-999999999-abcdef/sub &&
+	echo x >state/builds/build-999999999-abcdef/sub/f &&
+	mkdir state/builds/kept-ghijkl &&
+	cix store -r --check $(cat plain.drv) &&
+	test_path_is_missing state/builds/build-999999999-abcdef &&
+	test -d state/builds/kept-ghijkl
+'
+
+test_done
