@@ -461,8 +461,10 @@ test_expect_success 'download over ftp (EPSV), flat hash checked' '
 	cmp hx oftpx && test "$(stat -c %a oftpx)" = 755
 '
 
-test_expect_success 'ftp to a server without EPSV falls back to PASV' '
-	start_ftpd ftp2 --no-epsv &&
+# Started here, not in a test's subshell, so that the exit trap stops it.
+start_ftpd ftp2 --no-epsv && test_set_prereq FTP2
+
+test_expect_success FTP2 'ftp to a server without EPSV falls back to PASV' '
 	fetch-tool --hash="$(flat root/hello.txt)" "ftp://127.0.0.1:$(cat ftp2.port)/hello.txt" opasv &&
 	cmp root/hello.txt opasv &&
 	grep "^PASV" ftp2.log
