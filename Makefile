@@ -15,7 +15,7 @@ PREFIX   ?= /usr/local
 CC       ?= gcc
 PKG_CONFIG ?= pkg-config
 VERSION  := 0.1.0
-PKGS     := libgcrypt sqlite3 libzstd libcurl libmicrohttpd
+PKGS     := libgcrypt sqlite3 libzstd libcurl libmicrohttpd liblzma
 
 WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wvla \
             -Wno-unused-parameter

@@ -1,7 +1,7 @@
 #!/bin/sh
 # t2100-fetch.sh - downloads for fixed-output derivations and builtin:fetchurl
 # SPDX-License-Identifier: GPL-3.0-or-later
-test_description='fetch: http(s), file, redirects, mirrors, content-addressed mirrors, hash checks'
+test_description='fetch: http(s), ftp, file, redirects, mirrors, content-addressed mirrors, hash checks, xz unpack'
 . "$(dirname "$0")/test-lib.sh"
 
 PATH=$CIX_BUILD_DIR/bench:$PATH
@@ -28,6 +28,23 @@ start_httpd () {
 	[ -s "$name_.port" ]
 }
 
+# start_ftpd NAME [ftpd options]: serve ./root over ftp; the port lands in NAME.port
+start_ftpd () {
+	name_=$1
+	shift
+	rm -f "$name_.port"
+	ftpd -d "$TRASH_DIRECTORY/root" -p "$name_.port" -l "$name_.log" "$@" 2>"$name_.err" &
+	pid_=$!
+	server_pids="$server_pids $pid_"
+	i_=0
+	while [ ! -s "$name_.port" ] && [ $i_ -lt 100 ]; do
+		kill -0 "$pid_" 2>/dev/null || return 1
+		sleep 0.1
+		i_=$((i_ + 1))
+	done
+	[ -s "$name_.port" ]
+}
+
 mkdir -p root/sub root/m2/dist cas
 printf 'hello\n' >root/hello.txt
 head -c 300000 /dev/urandom >root/big.bin
@@ -38,6 +55,8 @@ cix store --dump tree >root/tree.nar || exit 1
 start_httpd http || exit 1
 P=$(cat http.port)
 U=http://127.0.0.1:$P
+start_ftpd ftp || exit 1
+F=ftp://127.0.0.1:$(cat ftp.port)
 flat () { printf 'sha256:%s' "$(cix hash "$1")"; }
 rec () { printf 'sha256:%s' "$(cix hash -r "$1")"; }
 
@@ -332,7 +351,7 @@ test_expect_success 'builtin:fetchurl, unpack: a NAR restored' '
 	test_path_is_missing bun2 &&
 	test_expect_code 1 fetch-tool --builtin bun3 out=/x url="$U/hello.txt" unpack=1 2>err &&
 	test_path_is_missing bun3 &&
-	test_expect_code 1 fetch-tool --builtin bun4 out=/x url="$U/tree.nar.xz" unpack=1 2>err &&
+	test_expect_code 1 fetch-tool --builtin bun4 out=/x url="$U/missing.nar.xz" unpack=1 2>err &&
 	test_path_is_missing bun4
 '
 
@@ -425,6 +444,232 @@ test_expect_success NIX 'cix store --realise runs builtin:fetchurl derivations' 
 	grep "hash mismatch" err &&
 	test_expect_code 1 cix store --check-validity $(nix-store --store "$NC" -q --outputs $bad) 2>/dev/null &&
 	unset CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+'
+
+# ---- ftp ----
+
+mkdir -p root/sub/deeper && cp root/big.bin root/sub/deeper/ftp.bin &&
+printf 'outside the root\n' >secret
+
+test_expect_success 'download over ftp (EPSV), flat hash checked' '
+	: >ftp.log &&
+	fetch-tool --hash="$(flat root/big.bin)" "$F/sub/deeper/ftp.bin" oftp &&
+	cmp root/big.bin oftp &&
+	test "$(stat -c %a oftp)" = 644 &&
+	grep "^EPSV" ftp.log && grep "^RETR ftp.bin" ftp.log &&
+	fetch-tool -r -x --hash="$(rec hx)" "$F/hello.txt" oftpx &&
+	cmp hx oftpx && test "$(stat -c %a oftpx)" = 755
+'
+
+# Started here, not in a test's subshell, so that the exit trap stops it.
+start_ftpd ftp2 --no-epsv && test_set_prereq FTP2
+
+test_expect_success FTP2 'ftp to a server without EPSV falls back to PASV' '
+	fetch-tool --hash="$(flat root/hello.txt)" "ftp://127.0.0.1:$(cat ftp2.port)/hello.txt" opasv &&
+	cmp root/hello.txt opasv &&
+	grep "^PASV" ftp2.log
+'
+
+test_expect_success 'the ftp test server refuses paths out of its root' '
+	test_expect_code 1 fetch-tool "$F/sub/%2E%2E/%2E%2E/secret" oesc 2>err &&
+	test_path_is_missing oesc &&
+	test_expect_code 1 fetch-tool "$F/%2F..%2Fsecret" oesc2 2>err &&
+	test_path_is_missing oesc2 &&
+	test_expect_code 1 fetch-tool "$F/sub" odir 2>err &&
+	test_path_is_missing odir
+'
+
+test_expect_success 'builtin:fetchurl over ftp' '
+	fetch-tool --builtin bftp out=/cix/store/x-ftp url="$F/sub/deeper/ftp.bin" \
+		outputHash="$(cix hash root/big.bin)" outputHashAlgo=sha256 outputHashMode=flat &&
+	cmp root/big.bin bftp &&
+	test "$(stat -c %a bftp)" = 644 &&
+	fetch-tool --builtin bftpx out=/x url="$F/hello.txt" executable=1 \
+		outputHash="$(cix hash -r hx)" outputHashAlgo=sha256 outputHashMode=recursive &&
+	cmp hx bftpx && test "$(stat -c %a bftpx)" = 755 &&
+	fetch-tool --builtin bftpun out=/x url="$F/tree.nar" unpack=1 \
+		outputHash="$(cix hash -r tree)" outputHashAlgo=sha256 outputHashMode=recursive &&
+	test "$(cix hash -r bftpun)" = "$(cix hash -r tree)"
+'
+
+test_expect_success 'builtin:fetchurl: a missing ftp file fails cleanly' '
+	test_expect_code 1 fetch-tool --builtin bftpm out=/x url="$F/sub/nothing.bin" \
+		outputHash="$(cix hash root/big.bin)" outputHashAlgo=sha256 outputHashMode=flat 2>err &&
+	test_line_count = 1 err &&
+	grep -F "cannot download '\''$F/sub/nothing.bin'\''" err &&
+	test_path_is_missing bftpm &&
+	test_expect_code 1 fetch-tool --builtin bftpm2 out=/x url="$F/nodir/x.nar" unpack=1 2>err &&
+	test_line_count = 1 err &&
+	test_path_is_missing bftpm2 &&
+	ls -a >after && ! grep "bftpm" after
+'
+
+test_expect_success 'builtin:fetchurl: a hash mismatch over ftp names both hashes' '
+	want=$(flat root/big.bin) got=$(flat root/hello.txt) &&
+	test_expect_code 1 fetch-tool --builtin bftpbad out=/x url="$F/hello.txt" \
+		outputHash="$(cix hash root/big.bin)" outputHashAlgo=sha256 outputHashMode=flat 2>err &&
+	test_line_count = 1 err &&
+	grep -F "hash mismatch for '\''$F/hello.txt'\'': expected $want, got $got" err &&
+	test_path_is_missing bftpbad
+'
+
+# inst_c STORE-URI ATTRS: a fetchurl.nix derivation instantiated by Nix in STORE-URI
+inst_c () { nix-instantiate --store "$1" -E "import <nix/fetchurl.nix> { $2 }" 2>/dev/null; }
+# cix_env NAME: use the cix store, state and logs NAME{store,state,log} of the trash
+cix_env () {
+	CIX_STORE_DIR=$TRASH_DIRECTORY/$1store CIX_STATE_DIR=$TRASH_DIRECTORY/$1state \
+	CIX_LOG_DIR=$TRASH_DIRECTORY/$1log && export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+}
+# nix_for NAME: Nix's local store URI over the same store directory as cix_env NAME
+nix_for () {
+	printf 'local?store=%s&real=%s&state=%s&log=%s' "$TRASH_DIRECTORY/$1store" \
+		"$TRASH_DIRECTORY/$1nreal" "$TRASH_DIRECTORY/$1nstate" "$TRASH_DIRECTORY/$1nlog"
+}
+
+test_expect_success NIX 'cix store --realise over ftp; a missing file or a wrong hash registers nothing' '
+	NC=$(nix_for f) &&
+	hbig=$(nix-hash --type sha256 --flat --base32 root/big.bin) &&
+	good=$(inst_c "$NC" "url = \"$F/sub/deeper/ftp.bin\"; sha256 = \"$hbig\";") &&
+	missing=$(inst_c "$NC" "url = \"$F/sub/nothing.bin\"; sha256 = \"$hbig\";") &&
+	bad=$(inst_c "$NC" "url = \"$F/hello.txt\"; sha256 = \"$hbig\";") &&
+	nix-store --store "$NC" --export $(nix-store --store "$NC" -qR $good $missing $bad) >ftp.export &&
+	gout=$(nix-store --store "$NC" -q --outputs $good) &&
+	mout=$(nix-store --store "$NC" -q --outputs $missing) &&
+	bout=$(nix-store --store "$NC" -q --outputs $bad) &&
+	cix_env f &&
+	cix store --import <ftp.export >/dev/null &&
+	out=$(cix store -r $good) &&
+	test "$out" = "$gout" &&
+	cmp root/big.bin "$out" &&
+	cix store --verify-path "$out" &&
+	test_expect_code 1 cix store -r $missing 2>err &&
+	grep -F "$F/sub/nothing.bin" err &&
+	test_expect_code 1 cix store --check-validity "$mout" 2>/dev/null &&
+	test_path_is_missing "$mout" &&
+	test_expect_code 1 cix store -r $bad 2>err &&
+	grep -F "expected sha256:$hbig, got sha256:$(nix-hash --type sha256 --flat --base32 root/hello.txt)" err &&
+	test_expect_code 1 cix store --check-validity "$bout" 2>/dev/null &&
+	test_path_is_missing "$bout"
+'
+
+# ---- unpack of an xz-compressed NAR ----
+
+if command -v xz >/dev/null 2>&1; then
+	test_set_prereq XZ
+fi
+
+test_expect_success XZ 'setup: xz-compressed NARs, sound and broken' '
+	mkdir -p xtree/d &&
+	cp root/big.bin xtree/big && printf a >xtree/a && printf b >xtree/d/b &&
+	chmod 755 xtree/d/b && ln -s a xtree/l &&
+	cix store --dump xtree >xtree.nar &&
+	xz -c xtree.nar >root/xtree.nar.xz &&
+	size=$(stat -c %s root/xtree.nar.xz) &&
+	head -c $((size / 2)) root/xtree.nar.xz >root/half.nar.xz &&
+	head -c $((size - 4)) root/xtree.nar.xz >root/nofooter.nar.xz &&
+	cp root/xtree.nar.xz root/corrupt.nar.xz &&
+	printf "\377" | dd of=root/corrupt.nar.xz bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null &&
+	! cmp -s root/xtree.nar.xz root/corrupt.nar.xz &&
+	cp xtree.nar root/plain.nar.xz &&
+	{ cat xtree.nar && printf more; } | xz -c >root/extra.nar.xz &&
+	{ cat root/xtree.nar.xz && printf more | xz -c; } >root/extra2.nar.xz &&
+	{ cat root/xtree.nar.xz && printf garbage-after-the-xz-stream; } >root/garbage.nar.xz &&
+	head -c 100000 xtree.nar | xz -c >root/shortnar.nar.xz &&
+	{ cat root/xtree.nar.xz && cat root/xtree.nar.xz; } >root/twice.nar.xz &&
+	head -c 3000000 /dev/zero >zeros &&
+	cix store --dump zeros | xz -c >root/zeros.nar.xz &&
+	test "$(stat -c %s root/zeros.nar.xz)" -lt 100000
+'
+
+test_expect_success XZ 'builtin:fetchurl, unpack: an xz-compressed NAR restored (http, ftp, file)' '
+	fetch-tool --builtin bxz out=/x url="$U/xtree.nar.xz" unpack=1 \
+		outputHash="$(cix hash -r xtree)" outputHashAlgo=sha256 outputHashMode=recursive &&
+	test "$(cix hash -r bxz)" = "$(cix hash -r xtree)" &&
+	cix store --dump bxz | cmp - xtree.nar &&
+	fetch-tool --builtin bxz2 out=/x url="$F/xtree.nar.xz" unpack=1 &&
+	cix store --dump bxz2 | cmp - xtree.nar &&
+	fetch-tool --builtin bxz3 out=/x url="file://$TRASH_DIRECTORY/root/xtree.nar.xz" unpack=1 &&
+	cix store --dump bxz3 | cmp - xtree.nar &&
+	ls -a >after && ! grep "\.nar-" after
+'
+
+test_expect_success XZ 'unpack: without the .xz suffix the download is taken as a plain NAR' '
+	cp root/xtree.nar.xz root/xtree-noext &&
+	test_expect_code 1 fetch-tool --builtin bnoext out=/x url="$U/xtree-noext" unpack=1 2>err &&
+	test_line_count = 1 err &&
+	test_path_is_missing bnoext
+'
+
+# unpack_fails NAME MESSAGE: unpacking root/NAME.nar.xz fails with MESSAGE, leaving nothing
+unpack_fails () {
+	test_expect_code 1 fetch-tool --builtin "b$1" out=/x url="$U/$1.nar.xz" unpack=1 2>err &&
+	test_line_count = 1 err &&
+	grep -F "$2" err &&
+	test_path_is_missing "b$1" &&
+	ls -a >after && ! grep "^b$1" after
+}
+
+test_expect_success XZ 'unpack: truncated, corrupt or padded xz fails cleanly, leaving nothing' '
+	unpack_fails half "cannot decompress '\''$U/half.nar.xz'\'': truncated xz data" &&
+	unpack_fails nofooter "cannot decompress '\''$U/nofooter.nar.xz'\'': truncated xz data" &&
+	unpack_fails corrupt "cannot decompress '\''$U/corrupt.nar.xz'\'': corrupt xz data" &&
+	unpack_fails plain "not in the xz format" &&
+	unpack_fails extra "trailing data after the nar" &&
+	unpack_fails extra2 "trailing data after the nar" &&
+	unpack_fails garbage "cannot decompress" &&
+	unpack_fails shortnar "NAR is truncated" &&
+	unpack_fails twice "trailing data after the nar"
+'
+
+test_expect_success XZ 'unpack: the decompressed size is bounded by the size limit' '
+	fetch-tool --builtin bzeros out=/x url="$U/zeros.nar.xz" unpack=1 &&
+	cmp zeros bzeros &&
+	test_expect_code 1 fetch-tool --max-size=1000000 --builtin bzeros2 out=/x \
+		url="$U/zeros.nar.xz" unpack=1 2>err &&
+	test_line_count = 1 err &&
+	grep "larger than 1000000 bytes" err &&
+	test_path_is_missing bzeros2
+'
+
+test_expect_success XZ 'unpack: a mismatch after decompression removes the output' '
+	test_expect_code 1 fetch-tool --builtin bxzbad out=/x url="$U/xtree.nar.xz" unpack=1 \
+		outputHash="$(cix hash -r tree)" outputHashAlgo=sha256 outputHashMode=recursive 2>err &&
+	grep -F "expected $(rec tree), got $(rec xtree)" err &&
+	test_path_is_missing bxzbad
+'
+
+test_expect_success NIX,XZ 'Nix fetchurl.nix, unpack of an .xz NAR: cix realises the same path and NAR hash' '
+	nix-store --dump tree | xz -c >root/tree-nix.nar.xz &&
+	h=$(nix-hash --type sha256 --base32 tree) &&
+	NC=$(nix_for x) &&
+	good=$(inst_c "$NC" "url = \"$U/tree-nix.nar.xz\"; unpack = true; sha256 = \"$h\";") &&
+	broken=$(inst_c "$NC" "url = \"$U/half.nar.xz\"; unpack = true; sha256 = \"$h\";") &&
+	nix show-derivation --store "$NC" "$good" >drv.json &&
+	perl -MJSON::PP -e "local \$/; my (\$d) = values %{decode_json(<STDIN>)}; my \$e = \$d->{env};
+		exit !(\$d->{builder} eq q(builtin:fetchurl) && \$e->{unpack} eq q(1) &&
+			\$e->{outputHashMode} eq q(recursive))" <drv.json &&
+	nix-store --store "$NC" --export $(nix-store --store "$NC" -qR $good $broken) >xz.export &&
+	gout=$(nix-store --store "$NC" -q --outputs $good) &&
+	bout=$(nix-store --store "$NC" -q --outputs $broken) &&
+	cix_env x &&
+	cix store --import <xz.export >/dev/null &&
+	out=$(cix store -r $good) &&
+	test "$out" = "$gout" &&
+	test "$(nix-hash --type sha256 --base32 "$out")" = "$h" &&
+	nix-store --dump tree >tree-nix.nar &&
+	cix store --dump "$out" | cmp - tree-nix.nar &&
+	cix store --verify-path "$out" &&
+	test_expect_code 1 cix store -r $broken 2>err &&
+	grep "truncated xz data" err &&
+	test_expect_code 1 cix store --check-validity "$bout" 2>/dev/null &&
+	test_path_is_missing "$bout" &&
+	unset CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR &&
+	d=$(instantiate "url = \"$U/tree-nix.nar.xz\"; unpack = true; sha256 = \"$h\";") &&
+	if nix-store --store "$NS" -r "$d" >nixout 2>nixerr; then
+		nix-store --dump "nixroot$(cat nixout)" | cmp - tree-nix.nar
+	else
+		say "nix could not build here: $(tail -1 nixerr)"
+	fi
 '
 
 # ---- TLS ----
