@@ -368,6 +368,29 @@ out:
 
 /* ---- Checking and registering outputs ---- */
 
+/*
+ * A flat hash is of a regular file's contents, as Nix: never through a
+ * symlink (to a host file, or /dev/zero), nor of an executable.
+ */
+static int hash_flat(const char *path, enum cix_hash_algo algo, struct cix_hash *got,
+		     struct cix_err *err)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), r;
+	if (fd < 0 && errno != ELOOP)
+		return cix_error_errno(err, -errno, "cannot open '%s'", path);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (st.st_mode & S_IXUSR)) {
+		if (fd >= 0)
+			close(fd);
+		return cix_error(err, -CIX_EFORMAT,
+				 "output path '%s' should be a non-executable regular file since recursive hashing is not enabled (outputHashMode=flat)",
+				 path);
+	}
+	r = cix_hash_fd(algo, fd, path, got, err);
+	close(fd);
+	return r;
+}
+
 /* nar_sha256: the output's NAR hash, already computed, reused for r:sha256. */
 static int check_fixed(const struct cix_drv_output *o, const struct cix_hash *nar_sha256,
 		       struct cix_err *err)
@@ -391,7 +414,7 @@ static int check_fixed(const struct cix_drv_output *o, const struct cix_hash *na
 		r = 0;
 	} else {
 		r = recursive ? cix_nar_hash_path(o->path, algo, &got, NULL, err)
-			      : cix_hash_file(algo, o->path, &got, err);
+			      : hash_flat(o->path, algo, &got, err);
 	}
 	if (r < 0)
 		return r;
@@ -621,9 +644,12 @@ static int build(struct building *b, struct cix_err *err)
 		outs[i] = drv->outputs[i].path;
 	qsort(outs, drv->nr_outputs, sizeof(*outs), cmp_str);
 	b->locks = xcalloc(drv->nr_outputs + 1, sizeof(*b->locks));
+	/* Another build (of this process too) may hold them: wait unlocked. */
+	pthread_mutex_unlock(b->lock);
 	for (size_t i = 0; !r && i < drv->nr_outputs; i++)
 		if ((r = cix_path_lock(s, outs[i], &b->locks[i], err)) == 0)
 			b->nr_locks++;
+	pthread_mutex_lock(b->lock);
 	if (b->check) {
 		/* Only what is valid can be checked; it stays as it is. */
 		if (!r && (r = outputs_valid(s, drv, err)) == 0)

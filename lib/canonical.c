@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "store.h"
 #include "nar.h"
+#include "util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -52,9 +53,39 @@ static int canon_fd(int fd, const struct stat *st, const char *name, struct cix_
 	return 0;
 }
 
-static int canon_node(int dirfd, const char *name, int depth, uid_t owner, struct cix_err *err);
+/* A file with several links: all of them must be in the tree. */
+struct linked {
+	dev_t dev;
+	ino_t ino;
+	nlink_t nlink;
+	char *name;
+};
 
-static int canon_dir(int fd, const char *name, int depth, uid_t owner, struct cix_err *err)
+struct canon {
+	uid_t owner;             /* (uid_t)-1: anyone */
+	int links_ok;            /* second pass: the hard links were checked */
+	struct linked *links;
+	size_t nr, alloc;
+};
+
+static void saw_link(struct canon *c, const struct stat *st, const char *name)
+{
+	ALLOC_GROW(c->links, c->nr + 1, c->alloc);
+	c->links[c->nr++] = (struct linked){ st->st_dev, st->st_ino, st->st_nlink,
+					     xstrdup(name) };
+}
+
+static int cmp_linked(const void *a, const void *b)
+{
+	const struct linked *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static int canon_node(int dirfd, const char *name, int depth, struct canon *c, struct cix_err *err);
+
+static int canon_dir(int fd, const char *name, int depth, struct canon *c, struct cix_err *err)
 {
 	int dup_fd = dup(fd), r = 0;
 	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
@@ -67,7 +98,7 @@ static int canon_dir(int fd, const char *name, int depth, uid_t owner, struct ci
 	while (!r && (errno = 0, de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		r = canon_node(fd, de->d_name, depth + 1, owner, err);
+		r = canon_node(fd, de->d_name, depth + 1, c, err);
 	}
 	if (!r && errno)
 		r = cix_error_errno(err, -errno, "cannot read directory '%s'", name);
@@ -75,7 +106,7 @@ static int canon_dir(int fd, const char *name, int depth, uid_t owner, struct ci
 	return r;
 }
 
-static int canon_node(int dirfd, const char *name, int depth, uid_t owner, struct cix_err *err)
+static int canon_node(int dirfd, const char *name, int depth, struct canon *c, struct cix_err *err)
 {
 	static const struct timespec times[2] = { { 1, 0 }, { 1, 0 } };
 	struct stat st;
@@ -85,7 +116,7 @@ static int canon_node(int dirfd, const char *name, int depth, uid_t owner, struc
 		return cix_error(err, -CIX_ELIMIT, "'%s' is nested too deep", name);
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return cix_error_errno(err, -errno, "cannot stat '%s'", name);
-	if (owner != (uid_t)-1 && st.st_uid != owner)
+	if (c->owner != (uid_t)-1 && st.st_uid != c->owner)
 		return cix_error(err, -CIX_EUNSUPPORTED, "'%s' is not owned by the build user", name);
 	if (S_ISLNK(st.st_mode)) {
 		/* Symlinks have no mode of their own; owner and time do matter. */
@@ -99,8 +130,13 @@ static int canon_node(int dirfd, const char *name, int depth, uid_t owner, struc
 	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 		return cix_error(err, -CIX_EUNSUPPORTED, "'%s' is not a file, directory or symlink",
 				 name);
-	if (S_ISREG(st.st_mode) && st.st_nlink > 1)
-		return cix_error(err, -CIX_EUNSUPPORTED, "'%s' has other hard links", name);
+	if (S_ISREG(st.st_mode) && st.st_nlink > 1 && !c->links_ok) {
+		/* Untouched until all its links are known to be in the tree. */
+		if (c->nr > 100000)
+			return cix_error(err, -CIX_ELIMIT, "too many hard links in the tree");
+		saw_link(c, &st, name);
+		return 0;
+	}
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
 		    (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0));
 	if (fd < 0)
@@ -108,7 +144,7 @@ static int canon_node(int dirfd, const char *name, int depth, uid_t owner, struc
 	struct stat st2;
 	if (fstat(fd, &st2) < 0 || st2.st_ino != st.st_ino || st2.st_dev != st.st_dev)
 		r = cix_error(err, -CIX_EMISMATCH, "'%s' changed while being canonicalised", name);
-	else if (S_ISDIR(st.st_mode) && (r = canon_dir(fd, name, depth, owner, err)) < 0)
+	else if (S_ISDIR(st.st_mode) && (r = canon_dir(fd, name, depth, c, err)) < 0)
 		;
 	else
 		r = canon_fd(fd, &st, name, err); /* after the children: keeps mtime 1 */
@@ -116,12 +152,42 @@ static int canon_node(int dirfd, const char *name, int depth, uid_t owner, struc
 	return r;
 }
 
+/*
+ * Hard links between files of the tree are fine (they stay, as a build
+ * made them); a link from elsewhere (the file's link count is higher than
+ * the names found in the tree) is refused, before anything is done to the
+ * file: it is shared with something outside (security.md item 1). Files
+ * with several links are left for a second pass, once that is known.
+ */
+static int canonicalise(int dirfd, const char *name, uid_t owner, struct cix_err *err)
+{
+	struct canon c = { .owner = owner };
+	int r = canon_node(dirfd, name, 0, &c, err);
+	if (c.nr)
+		qsort(c.links, c.nr, sizeof(*c.links), cmp_linked);
+	for (size_t i = 0, k; !r && i < c.nr; i = k) {
+		for (k = i; k < c.nr && !cmp_linked(&c.links[i], &c.links[k]); k++)
+			;
+		if ((nlink_t)(k - i) != c.links[i].nlink)
+			r = cix_error(err, -CIX_EUNSUPPORTED, "'%s' has other hard links",
+				      c.links[i].name);
+	}
+	if (!r && c.nr) {
+		c.links_ok = 1;
+		r = canon_node(dirfd, name, 0, &c, err);
+	}
+	for (size_t i = 0; i < c.nr; i++)
+		free(c.links[i].name);
+	free(c.links);
+	return r;
+}
+
 int cix_canonicalise_at(int dirfd, const char *name, struct cix_err *err)
 {
-	return canon_node(dirfd, name, 0, (uid_t)-1, err);
+	return canonicalise(dirfd, name, (uid_t)-1, err);
 }
 
 int cix_canonicalise_owned_at(int dirfd, const char *name, uid_t owner, struct cix_err *err)
 {
-	return canon_node(dirfd, name, 0, owner, err);
+	return canonicalise(dirfd, name, owner, err);
 }

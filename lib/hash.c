@@ -98,16 +98,13 @@ void cix_hash_buf(enum cix_hash_algo algo, const void *data, size_t len,
 	gcry_md_hash_buffer(algos[algo].gcry, out->bytes, data, len);
 }
 
-int cix_hash_file(enum cix_hash_algo algo, const char *path,
-		  struct cix_hash *out, struct cix_err *err)
+int cix_hash_fd(enum cix_hash_algo algo, int fd, const char *name,
+		struct cix_hash *out, struct cix_err *err)
 {
 	struct cix_hash_ctx ctx;
 	size_t bufsize = 1 << 20;
-	char *buf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return cix_error_errno(err, -errno, "cannot open '%s'", path);
-	buf = xmalloc(bufsize);
+	char *buf = xmalloc(bufsize);
+
 	cix_hash_init(&ctx, algo);
 	for (;;) {
 		ssize_t n = read(fd, buf, bufsize);
@@ -117,8 +114,7 @@ int cix_hash_file(enum cix_hash_algo algo, const char *path,
 			int e = -errno;
 			cix_hash_abort(&ctx);
 			free(buf);
-			close(fd);
-			return cix_error_errno(err, e, "cannot read '%s'", path);
+			return cix_error_errno(err, e, "cannot read '%s'", name);
 		}
 		if (n == 0)
 			break;
@@ -126,6 +122,16 @@ int cix_hash_file(enum cix_hash_algo algo, const char *path,
 	}
 	cix_hash_final(&ctx, out);
 	free(buf);
-	close(fd);
 	return 0;
+}
+
+int cix_hash_file(enum cix_hash_algo algo, const char *path,
+		  struct cix_hash *out, struct cix_err *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+	if (fd < 0)
+		return cix_error_errno(err, -errno, "cannot open '%s'", path);
+	r = cix_hash_fd(algo, fd, path, out, err);
+	close(fd);
+	return r;
 }

@@ -46,6 +46,10 @@ void cix_hash_abort(struct cix_hash_ctx *ctx);
 void cix_hash_buf(enum cix_hash_algo algo, const void *data, size_t len,
 		  struct cix_hash *out);
 
+/* Digest of what fd reads until its end (name: for messages). */
+int cix_hash_fd(enum cix_hash_algo algo, int fd, const char *name,
+		struct cix_hash *out, struct cix_err *err);
+
 /* Digest of a file's contents (flat); 0 or -errno with err set. */
 int cix_hash_file(enum cix_hash_algo algo, const char *path,
 		  struct cix_hash *out, struct cix_err *err);

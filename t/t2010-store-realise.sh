@@ -160,6 +160,20 @@ test_expect_success NIX 'an outside file cannot be linked into an output' '
 	test_path_is_missing "$(nixs -q --outputs $(cat hl.drv))"
 '
 
+test_expect_success NIX 'hard links between files of an output are kept, as Nix' '
+	cat >hli.nix <<-\EOF &&
+	derivation { name = "hli"; system = "x86_64-linux"; builder = "/bin/sh";
+	  args = [ "-c" "/bin/mkdir -p $out/d; echo x > $out/a; /bin/ln $out/a $out/d/b; /bin/ln $out/a $out/c" ]; }
+	EOF
+	nix-instantiate --store "$N" hli.nix >hli.drv 2>/dev/null &&
+	nixs --export $(nixs -qR $(cat hli.drv)) | cix store --import >/dev/null &&
+	o=$(cix store -r $(cat hli.drv)) &&
+	test "$(stat -c %h "$o/a")" = 3 &&
+	nixs -r $(cat hli.drv) >/dev/null 2>&1 &&
+	test "$(cix store -q --hash "$o")" = "$(nixs -q --hash "$o")" &&
+	cix store --verify-path "$o"
+'
+
 test_expect_success NIX 'the sandbox: no host files, loopback only, limits enforced' '
 	cat >sb.nix <<-EOF &&
 	let d = name: script: derivation { inherit name; system = "x86_64-linux"; builder = "/bin/sh";

@@ -85,6 +85,24 @@ int main(void)
 	is_int(cix_canonicalise_at(dfd, "h", &err), -CIX_EUNSUPPORTED, "hard link refused");
 	is_int(mode_of("outside", NULL), 0644, "  and the outside name untouched");
 
+	/* Links between files of the tree are the tree's own business. */
+	snprintf(p, sizeof(p), "%s/in", tmp);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/in/sub", tmp);
+	mkdir(p, 0755);
+	put("in/a", 0644);
+	snprintf(p, sizeof(p), "%s/in/a", tmp);
+	snprintf(q, sizeof(q), "%s/in/sub/b", tmp);
+	if (link(p, q) < 0)
+		diag("cannot link");
+	is_int(cix_canonicalise_at(dfd, "in", &err), 0, "hard links within the tree kept: %s", err.msg);
+	is_int(mode_of("in/sub/b", NULL), 0444, "  and canonical");
+	snprintf(q, sizeof(q), "%s/in-outside", tmp);
+	if (link(p, q) < 0)
+		diag("cannot link");
+	is_int(cix_canonicalise_at(dfd, "in", &err), -CIX_EUNSUPPORTED,
+	       "one more link outside: refused: %s", err.msg);
+
 	/* With a build user, everything must be the build user's. */
 	snprintf(p, sizeof(p), "%s/o", tmp);
 	mkdir(p, 0755);
