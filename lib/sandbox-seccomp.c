@@ -24,14 +24,20 @@ struct sc_rule {
 	signed char mode_arg;   /* index of the mode argument; -1: refuse */
 	signed char flags_arg;  /* open flags: the mode counts with O_CREAT */
 	unsigned short refuse;  /* errno when mode_arg is -1 */
+	signed char eq_arg;     /* refuse only when this argument is value */
+	unsigned value;
 };
 
 #define X32 0x40000000U
 /* O_TMPFILE without O_DIRECTORY, which it includes. */
 #define SB_O_TMPFILE_BIT 020000000U
-#define CHMOD(nr, m) { nr, m, -1, 0 }
-#define OPEN(nr, f, m) { nr, m, f, 0 }
-#define REFUSE(nr, e) { nr, -1, -1, e }
+#define CHMOD(nr, m) { nr, m, -1, 0, -1, 0 }
+#define OPEN(nr, f, m) { nr, m, f, 0, -1, 0 }
+#define REFUSE(nr, e) { nr, -1, -1, e, -1, 0 }
+#define REFUSE_IF(nr, a, v, e) { nr, -1, -1, e, a, v }
+/* socket(2)'s domain, and socketcall(2)'s call number for socket */
+#define SB_AF_UNIX 1
+#define SB_SYS_SOCKET 1
 
 /*
  * Also open, openat, creat, mknod and mknodat creating a file with those
@@ -58,6 +64,19 @@ static const struct sc_rule compat_rules[] = {           /* i386 */
 	OPEN(5, 1, 2), OPEN(295, 2, 3), REFUSE(437, ENOSYS),
 	REFUSE(226, ENOTSUP), REFUSE(227, ENOTSUP), REFUSE(228, ENOTSUP), REFUSE(463, ENOTSUP),
 };
+/*
+ * A fixed-output build keeps the host's network namespace, where abstract
+ * Unix sockets live: it may make no Unix socket, so that it cannot reach a
+ * process outside through one, nor hand it a descriptor (security.md
+ * item 11). socketpair stays: its two ends are the builder's own.
+ */
+static const struct sc_rule native_fod_rules[] = {
+	REFUSE_IF(41, 0, SB_AF_UNIX, EPERM), REFUSE_IF(X32 | 41, 0, SB_AF_UNIX, EPERM),
+};
+static const struct sc_rule compat_fod_rules[] = {
+	REFUSE_IF(359, 0, SB_AF_UNIX, EPERM),
+	REFUSE_IF(102, 0, SB_SYS_SOCKET, EPERM),   /* socketcall: arguments unreadable */
+};
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
 #define COMPAT_ARCH AUDIT_ARCH_I386
 #elif defined(__aarch64__)
@@ -71,6 +90,12 @@ static const struct sc_rule compat_rules[] = {           /* arm */
 	CHMOD(8, 1), CHMOD(14, 1), CHMOD(324, 2),
 	OPEN(5, 1, 2), OPEN(322, 2, 3), REFUSE(437, ENOSYS),
 	REFUSE(226, ENOTSUP), REFUSE(227, ENOTSUP), REFUSE(228, ENOTSUP), REFUSE(463, ENOTSUP),
+};
+static const struct sc_rule native_fod_rules[] = {
+	REFUSE_IF(198, 0, SB_AF_UNIX, EPERM),
+};
+static const struct sc_rule compat_fod_rules[] = {
+	REFUSE_IF(281, 0, SB_AF_UNIX, EPERM),
 };
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
 #define COMPAT_ARCH AUDIT_ARCH_ARM
@@ -93,23 +118,32 @@ static unsigned arg_offset(int i)
 
 static unsigned rule_len(const struct sc_rule *r)
 {
+	if (r->eq_arg >= 0)
+		return 4;
 	return r->mode_arg < 0 ? 1 : r->flags_arg < 0 ? 4 : 6;
 }
 
-static void emit_arch(struct sb_plan *plan, unsigned arch,
-		      const struct sc_rule *rules, size_t n)
+static void emit_arch(struct sb_plan *plan, unsigned arch, const struct sc_rule *rules,
+		      size_t n, const struct sc_rule *more, size_t n_more)
 {
 	unsigned len = 2;   /* load nr, final allow */
-	for (size_t i = 0; i < n; i++)
-		len += 1 + rule_len(&rules[i]);
+	for (size_t i = 0; i < n + n_more; i++)
+		len += 1 + rule_len(i < n ? &rules[i] : &more[i - n]);
 	if (len > 255)
 		BUG("seccomp filter block too long");
 	emit(plan, BPF_JMP | BPF_JEQ | BPF_K, 0, (unsigned char)len, arch);
 	emit(plan, BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof(struct seccomp_data, nr));
-	for (size_t i = 0; i < n; i++) {
-		const struct sc_rule *r = &rules[i];
+	for (size_t i = 0; i < n + n_more; i++) {
+		const struct sc_rule *r = i < n ? &rules[i] : &more[i - n];
 		/* Not this call: skip its block. */
 		emit(plan, BPF_JMP | BPF_JEQ | BPF_K, 0, (unsigned char)rule_len(r), r->nr);
+		if (r->eq_arg >= 0) {
+			emit(plan, BPF_LD | BPF_W | BPF_ABS, 0, 0, arg_offset(r->eq_arg));
+			emit(plan, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, r->value);
+			emit(plan, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | (r->refuse & SECCOMP_RET_DATA));
+			emit(plan, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
+			continue;
+		}
 		if (r->mode_arg < 0) {
 			emit(plan, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | (r->refuse & SECCOMP_RET_DATA));
 			continue;
@@ -133,9 +167,12 @@ void cix_sandbox_build_filter(struct sb_plan *plan)
 	plan->filter_len = 0;
 #ifdef NATIVE_ARCH
 	emit(plan, BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof(struct seccomp_data, arch));
-	emit_arch(plan, NATIVE_ARCH, native_rules, ARRAY_SIZE(native_rules));
+	int fod = plan->spec->network;
+	emit_arch(plan, NATIVE_ARCH, native_rules, ARRAY_SIZE(native_rules),
+		  native_fod_rules, fod ? ARRAY_SIZE(native_fod_rules) : 0);
 	/* The accumulator still holds the arch when the first test fails. */
-	emit_arch(plan, COMPAT_ARCH, compat_rules, ARRAY_SIZE(compat_rules));
+	emit_arch(plan, COMPAT_ARCH, compat_rules, ARRAY_SIZE(compat_rules),
+		  compat_fod_rules, fod ? ARRAY_SIZE(compat_fod_rules) : 0);
 	emit(plan, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
 #endif
 }
