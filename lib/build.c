@@ -601,7 +601,7 @@ static int build(struct building *b, struct cix_err *err)
 	struct strbuf root = STRBUF_INIT, tmp = STRBUF_INIT;
 	struct env env = { 0 };
 	struct cix_build_log *log = NULL;
-	int r = 0, status = 0;
+	int r = 0, status = 0, unlocked = 0;
 
 	/* Lock the outputs in sorted order: two builders never deadlock. */
 	for (size_t i = 0; i < drv->nr_outputs; i++)
@@ -626,8 +626,12 @@ static int build(struct building *b, struct cix_err *err)
 		for (size_t i = 0; !r && i < drv->nr_outputs; i++)
 			r = cix_remove_path(s, drv->outputs[i].path, err);
 	}
-	if (r < 0 || (r = input_closure(s, drv, &inputs, err)) < 0 ||
-	    (r = make_build_dir(b, err)) < 0)
+	if (r < 0 || (r = input_closure(s, drv, &inputs, err)) < 0)
+		goto out;
+	/* Until the builder's end, nothing uses the database: let others. */
+	pthread_mutex_unlock(b->lock);
+	unlocked = 1;
+	if ((r = make_build_dir(b, err)) < 0)
 		goto out;
 	/* The sandbox's root: in the store's file system, for the outputs. */
 	cix_store_tmp_name(&tmp);
@@ -639,14 +643,14 @@ static int build(struct building *b, struct cix_err *err)
 	if ((r = cix_build_log_open(b->drv_path, &log, err)) < 0)
 		goto out;
 	make_env(&env, s, drv, SANDBOX_BUILD_DIR, b->opts->cores);
-	pthread_mutex_unlock(b->lock);
 	if (!strcmp(drv->builder, "builtin:fetchurl"))
 		r = run_builtin_fetchurl(b, root.buf, log, err);
 	else
 		r = run_sandboxed(b, env.kv, root.buf, &inputs, log, &status, err);
-	pthread_mutex_lock(b->lock);
 	if (r < 0)
 		goto out;
+	pthread_mutex_lock(b->lock);
+	unlocked = 0;
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		r = cix_error(err, -CIX_EMISMATCH, "builder for '%s' failed with %s %d", b->drv_path,
 			      WIFEXITED(status) ? "exit code" : "signal",
@@ -658,17 +662,22 @@ static int build(struct building *b, struct cix_err *err)
 	else if ((r = take_outputs(b, root.buf, err)) == 0)
 		r = register_outputs(b, &inputs, err);
 out:
+	if (unlocked)
+		pthread_mutex_lock(b->lock);
 	if (r < 0 && !b->check) {
 		/* Nothing of a failed build stays in the store. */
 		for (size_t i = 0; i < drv->nr_outputs; i++)
 			if (cix_db_is_valid(s->db, drv->outputs[i].path, NULL) == 0)
 				cix_remove_path(s, drv->outputs[i].path, NULL);
 	}
+	/* Nor does the clean-up. */
+	pthread_mutex_unlock(b->lock);
 	if (root.len)
 		cix_remove_tree_at(AT_FDCWD, root.buf, NULL);
 	if (b->build_dir && (r >= 0 || !b->opts->keep_failed))
 		cix_remove_tree_at(AT_FDCWD, b->build_dir, NULL);
 	cix_build_log_close(log);
+	pthread_mutex_lock(b->lock);
 	for (size_t i = 0; i < b->nr_locks; i++)
 		cix_path_unlock(s, &b->locks[i]);
 	free(b->locks);
