@@ -171,7 +171,7 @@ static void make_tmpfs_root(const struct sb_plan *plan)
 	storefd = (int)syscall(SYS_open_tree, AT_FDCWD, plan->disk_store, flags);
 	if (storefd < 0)
 		fail(plan, "cannot open mount tree", plan->disk_store);
-	if (mount("none", plan->root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
+	if (mount("none", plan->root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0750") < 0)
 		fail(plan, "cannot mount tmpfs on", plan->root);
 	rootfd = open(plan->root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (rootfd < 0)
