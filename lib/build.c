@@ -637,7 +637,7 @@ static int build(struct building *b, struct cix_err *err)
 	struct strbuf root = STRBUF_INIT, tmp = STRBUF_INIT;
 	struct env env = { 0 };
 	struct cix_build_log *log = NULL;
-	int r = 0, status = 0;
+	int r = 0, status = 0, unlocked = 0;
 
 	/* Lock the outputs in sorted order: two builders never deadlock. */
 	for (size_t i = 0; i < drv->nr_outputs; i++)
@@ -667,14 +667,15 @@ static int build(struct building *b, struct cix_err *err)
 	}
 	if (r < 0 || (r = input_closure(s, drv, &inputs, err)) < 0)
 		goto out;
-	if (strcmp(drv->builder, "builtin:fetchurl")) {
-		/* It may wait for another build to end: not holding the lock. */
-		pthread_mutex_unlock(b->lock);
-		r = cix_build_user_acquire(s, &b->user, err);
-		pthread_mutex_lock(b->lock);
-		if (r < 0)
-			goto out;
-	}
+	/*
+	 * Until the builder's end, nothing uses the database: let others.
+	 * Taking a build user may wait for another build to end.
+	 */
+	pthread_mutex_unlock(b->lock);
+	unlocked = 1;
+	if (strcmp(drv->builder, "builtin:fetchurl") &&
+	    (r = cix_build_user_acquire(s, &b->user, err)) < 0)
+		goto out;
 	if ((r = cix_build_dir_create(s, &b->user, &b->build_dir, err)) < 0)
 		goto out;
 	/* The sandbox's root: in the store's file system, for the outputs. */
@@ -687,12 +688,10 @@ static int build(struct building *b, struct cix_err *err)
 	if ((r = cix_build_log_open(b->drv_path, &log, err)) < 0)
 		goto out;
 	make_env(&env, s, drv, SANDBOX_BUILD_DIR, b->opts->cores);
-	pthread_mutex_unlock(b->lock);
 	if (!strcmp(drv->builder, "builtin:fetchurl"))
 		r = run_builtin_fetchurl(b, root.buf, log, err);
 	else
 		r = run_sandboxed(b, env.kv, root.buf, &inputs, log, &status, err);
-	pthread_mutex_lock(b->lock);
 	if (r < 0)
 		goto out;
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
@@ -701,17 +700,26 @@ static int build(struct building *b, struct cix_err *err)
 			      WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 		goto out;
 	}
+	/* Canonicalising and moving in need no database either. */
+	if (!b->check && (r = take_outputs(b, root.buf, err)) < 0)
+		goto out;
+	pthread_mutex_lock(b->lock);
+	unlocked = 0;
 	if (b->check)
 		r = compare_outputs(b, root.buf, err);
-	else if ((r = take_outputs(b, root.buf, err)) == 0)
+	else
 		r = register_outputs(b, &inputs, err);
 out:
+	if (unlocked)
+		pthread_mutex_lock(b->lock);
 	if (r < 0 && !b->check) {
 		/* Nothing of a failed build stays in the store. */
 		for (size_t i = 0; i < drv->nr_outputs; i++)
 			if (cix_db_is_valid(s->db, drv->outputs[i].path, NULL) == 0)
 				cix_remove_path(s, drv->outputs[i].path, NULL);
 	}
+	/* Nor does the clean-up. */
+	pthread_mutex_unlock(b->lock);
 	if (root.len)
 		cix_remove_tree_at(AT_FDCWD, root.buf, NULL);
 	if (b->build_dir && r < 0 && b->opts->keep_failed)
@@ -720,6 +728,7 @@ out:
 		cix_remove_tree_at(AT_FDCWD, b->build_dir, NULL);
 	cix_build_user_release(&b->user);
 	cix_build_log_close(log);
+	pthread_mutex_lock(b->lock);
 	for (size_t i = 0; i < b->nr_locks; i++)
 		cix_path_unlock(s, &b->locks[i]);
 	free(b->locks);

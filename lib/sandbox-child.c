@@ -66,18 +66,22 @@ static unsigned long locked_flags(const char *path)
 	return fl;
 }
 
+/* A bind mount's flags: nosuid, nodev, and read-only if asked. */
+static void remount(const struct sb_plan *plan, const char *dst, int ro)
+{
+	unsigned long extra = MS_NOSUID | MS_NODEV | (ro ? MS_RDONLY : 0);
+	if (mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | extra | locked_flags(dst), NULL) < 0)
+		fail(plan, "cannot remount", dst);
+}
+
 static void do_mount(const struct sb_plan *plan, const struct sb_mount *m)
 {
-	unsigned long extra;
 	switch (m->kind) {
 	case SB_BIND_RO:
 	case SB_BIND_RW:
 		if (mount(m->src, m->dst, NULL, MS_BIND | MS_REC, NULL) < 0)
 			fail(plan, "cannot bind-mount", m->dst);
-		extra = MS_NOSUID | MS_NODEV | (m->kind == SB_BIND_RO ? MS_RDONLY : 0);
-		if (mount(NULL, m->dst, NULL, MS_REMOUNT | MS_BIND | extra |
-			  locked_flags(m->dst), NULL) < 0)
-			fail(plan, "cannot remount", m->dst);
+		remount(plan, m->dst, m->kind == SB_BIND_RO);
 		break;
 	case SB_BIND_DEV:
 		if (mount(m->src, m->dst, NULL, MS_BIND, NULL) < 0)
@@ -97,6 +101,98 @@ static void do_mount(const struct sb_plan *plan, const struct sb_mount *m)
 		      "newinstance,mode=0620,ptmxmode=0666");
 		break;
 	}
+}
+
+int cix_sandbox_make_skeleton(int rootfd, const struct sb_plan *plan, size_t from, size_t to,
+			      size_t *bad)
+{
+	for (size_t i = from; i < to; i++) {
+		const struct sb_op *op = &plan->ops[i];
+		const char *rel = op->path + 1;
+		struct stat st;
+		int fd, ok = 1;
+		switch (op->kind) {
+		case SB_OP_DIR:
+			ok = mkdirat(rootfd, rel, op->mode) == 0;
+			break;
+		case SB_OP_DIRS:
+			/* An existing one must be a directory, not a link. */
+			if (mkdirat(rootfd, rel, op->mode) < 0) {
+				if (errno != EEXIST ||
+				    fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+					ok = 0;
+				else if (!S_ISDIR(st.st_mode)) {
+					errno = ENOTDIR;
+					ok = 0;
+				}
+			}
+			break;
+		case SB_OP_FILE:
+			fd = openat(rootfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				    op->mode);
+			if (fd < 0) {
+				ok = 0;
+				break;
+			}
+			if (cix_write_full(fd, op->data, strlen(op->data)) < 0) {
+				int e = errno;
+				close(fd);
+				errno = e;
+				ok = 0;
+			} else if (close(fd) < 0) {
+				ok = 0;
+			}
+			break;
+		case SB_OP_SYMLINK:
+			ok = symlinkat(op->data, rootfd, rel) == 0;
+			break;
+		}
+		if (!ok) {
+			*bad = i;
+			return errno ? -errno : -EIO;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The new root: a tmpfs over plan->root, holding the skeleton, /tmp and
+ * the store directory taken from the host's root below it.
+ */
+static void make_tmpfs_root(const struct sb_plan *plan)
+{
+	unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE;
+	int tmpfd, storefd, rootfd;
+	size_t bad;
+
+	tmpfd = (int)syscall(SYS_open_tree, AT_FDCWD, plan->disk_tmp, flags);
+	if (tmpfd < 0)
+		fail(plan, "cannot open mount tree", plan->disk_tmp);
+	storefd = (int)syscall(SYS_open_tree, AT_FDCWD, plan->disk_store, flags);
+	if (storefd < 0)
+		fail(plan, "cannot open mount tree", plan->disk_store);
+	if (mount("none", plan->root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0750") < 0)
+		fail(plan, "cannot mount tmpfs on", plan->root);
+	rootfd = open(plan->root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (rootfd < 0)
+		fail(plan, "cannot open", plan->root);
+	umask(022);
+	/* ops[0] is /tmp, moved in before the rest (the store may be below it). */
+	if (cix_sandbox_make_skeleton(rootfd, plan, 0, 1, &bad) < 0)
+		fail(plan, "cannot create", plan->ops[bad].path);
+	if (syscall(SYS_move_mount, tmpfd, "", AT_FDCWD, plan->disk_tmp,
+		    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		fail(plan, "cannot mount", plan->disk_tmp);
+	remount(plan, plan->disk_tmp, 0);
+	if (cix_sandbox_make_skeleton(rootfd, plan, 1, plan->nr_ops, &bad) < 0)
+		fail(plan, "cannot create", plan->ops[bad].path);
+	if (syscall(SYS_move_mount, storefd, "", AT_FDCWD, plan->disk_store,
+		    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		fail(plan, "cannot mount", plan->disk_store);
+	remount(plan, plan->disk_store, 0);
+	close(tmpfd);
+	close(storefd);
+	close(rootfd);
 }
 
 static void loopback_up(const struct sb_plan *plan)
@@ -152,6 +248,8 @@ void cix_sandbox_child(const struct sb_plan *plan)
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		fail(plan, "cannot make mounts private", "/");
+	if (plan->tmpfs_root)
+		make_tmpfs_root(plan);
 	for (size_t i = 0; i < plan->nr_mounts; i++)
 		do_mount(plan, &plan->mounts[i]);
 

@@ -23,6 +23,26 @@ struct sb_mount {
 	char *dst;      /* host path below the new root */
 };
 
+/*
+ * The skeleton of the new root (/etc, /dev, /proc, /build and the mount
+ * points of the extra paths) is made by the child in a tmpfs over the
+ * root: nothing of it touches the host's file system.
+ */
+enum sb_op_kind {
+	SB_OP_DIR,      /* a new directory */
+	SB_OP_DIRS,     /* a directory that may exist already (a parent) */
+	SB_OP_FILE,     /* a new file with the given contents */
+	SB_OP_SYMLINK,  /* a new symbolic link to data */
+};
+
+struct sb_op {
+	enum sb_op_kind kind;
+	char *path;     /* logical absolute path in the sandbox */
+	const char *data;
+	char *owned;    /* data, when allocated */
+	unsigned mode;
+};
+
 #define SB_FILTER_MAX 256
 
 /*
@@ -32,7 +52,12 @@ struct sb_mount {
 struct sb_plan {
 	const struct cix_sandbox_spec *spec;
 	char *root;
-	struct sb_mount *mounts;
+	int tmpfs_root;             /* the skeleton is the child's, in a tmpfs */
+	char *disk_tmp;             /* ROOT/tmp, on the host: /tmp */
+	char *disk_store;           /* ROOT/STORE_DIR, on the host: the store */
+	struct sb_op *ops;          /* the skeleton, in order */
+	size_t nr_ops, alloc_ops;
+	struct sb_mount *mounts;    /* after the skeleton, /tmp and the store */
 	size_t nr_mounts, alloc_mounts;
 	struct sock_filter filter[SB_FILTER_MAX];
 	unsigned short filter_len;  /* 0: no filter for this architecture */
@@ -50,9 +75,19 @@ struct sb_failure {
 	char path[PATH_MAX];
 };
 
-/* sandbox-prep.c: populate plan->root on the host, fill plan->mounts. */
+/*
+ * sandbox-prep.c: make /tmp, the store directory and the inputs' mount
+ * points in plan->root on the host; plan the skeleton and the mounts.
+ */
 int cix_sandbox_prepare(struct sb_plan *plan, struct cix_err *err);
 void cix_sandbox_plan_release(struct sb_plan *plan);
+
+/*
+ * sandbox-child.c: make plan->ops[from, to) below rootfd, by system calls
+ * only; on failure, return -errno and set *bad to the failed op's index.
+ */
+int cix_sandbox_make_skeleton(int rootfd, const struct sb_plan *plan, size_t from, size_t to,
+			      size_t *bad);
 
 /* sandbox-seccomp.c: fill plan->filter for the running architecture. */
 void cix_sandbox_build_filter(struct sb_plan *plan);

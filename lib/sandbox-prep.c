@@ -53,6 +53,36 @@ static void add_mount(struct sb_plan *plan, enum sb_mount_kind kind,
 	m->dst = join(plan->root, logical);
 }
 
+/* owned: data is ours to free with the plan. */
+static void add_op(struct sb_plan *plan, enum sb_op_kind kind, const char *logical,
+		   const char *data, char *owned, unsigned mode)
+{
+	ALLOC_GROW(plan->ops, plan->nr_ops + 1, plan->alloc_ops);
+	struct sb_op *op = &plan->ops[plan->nr_ops++];
+	op->kind = kind;
+	op->path = xstrdup(logical);
+	op->data = owned ? owned : data;
+	op->owned = owned;
+	op->mode = mode;
+}
+
+/* Directories for each proper prefix of logical path p ("/a/b/c": /a, /a/b). */
+static void add_parent_ops(struct sb_plan *plan, const char *p)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(p);
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;   /* check_spec bounds every path */
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	for (char *c = buf + 1; *c; c++)
+		if (*c == '/') {
+			*c = '\0';
+			add_op(plan, SB_OP_DIRS, buf, NULL, NULL, 0755);
+			*c = '/';
+		}
+}
+
 void cix_sandbox_plan_release(struct sb_plan *plan)
 {
 	for (size_t i = 0; i < plan->nr_mounts; i++) {
@@ -62,6 +92,16 @@ void cix_sandbox_plan_release(struct sb_plan *plan)
 	free(plan->mounts);
 	plan->mounts = NULL;
 	plan->nr_mounts = plan->alloc_mounts = 0;
+	for (size_t i = 0; i < plan->nr_ops; i++) {
+		free(plan->ops[i].path);
+		free(plan->ops[i].owned);
+	}
+	free(plan->ops);
+	plan->ops = NULL;
+	plan->nr_ops = plan->alloc_ops = 0;
+	free(plan->disk_tmp);
+	free(plan->disk_store);
+	plan->disk_tmp = plan->disk_store = NULL;
 	free(plan->root);
 	plan->root = NULL;
 }
@@ -135,22 +175,9 @@ static int mkdirs_at(int rootfd, const char *p, struct cix_err *err)
 	}
 }
 
-static int write_at(int rootfd, const char *rel, const char *data, struct cix_err *err)
-{
-	int fd = openat(rootfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
-	if (fd < 0)
-		return quoted_error(err, -errno, "cannot create '%s' in the sandbox", rel);
-	int ret = cix_write_full(fd, data, strlen(data));
-	if (close(fd) < 0 && !ret)
-		ret = -errno;
-	if (ret < 0)
-		return quoted_error(err, ret, "cannot write '%s' in the sandbox", rel);
-	return 0;
-}
-
 /*
  * Make the mount point (or, for a symlink, a copy of it) for host path
- * `path` at the same logical place below the root, and plan its mount.
+ * `path` (an input) at the same logical place below the root on the host.
  */
 static int add_bind(struct sb_plan *plan, int rootfd, const char *path,
 		    enum sb_mount_kind kind, struct cix_err *err)
@@ -189,6 +216,33 @@ static int add_bind(struct sb_plan *plan, int rootfd, const char *path,
 	} else {
 		return quoted_error(err, -CIX_EUNSUPPORTED, "cannot bind '%s': not a file or directory", path);
 	}
+	add_mount(plan, kind, path, path);
+	return 0;
+}
+
+/* The same, planned for the skeleton (an extra path). */
+static int plan_bind(struct sb_plan *plan, const char *path, enum sb_mount_kind kind,
+		     struct cix_err *err)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return quoted_error(err, -errno, "cannot stat '%s'", path);
+	add_parent_ops(plan, path);
+	if (S_ISLNK(st.st_mode)) {
+		char target[PATH_MAX];
+		ssize_t n = readlink(path, target, sizeof(target) - 1);
+		if (n < 0)
+			return quoted_error(err, -errno, "cannot read link '%s'", path);
+		target[n] = '\0';
+		add_op(plan, SB_OP_SYMLINK, path, NULL, xstrdup(target), 0);
+		return 0;
+	}
+	if (S_ISDIR(st.st_mode))
+		add_op(plan, SB_OP_DIR, path, NULL, NULL, 0755);
+	else if (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode))
+		add_op(plan, SB_OP_FILE, path, "", NULL, 0444);
+	else
+		return quoted_error(err, -CIX_EUNSUPPORTED, "cannot bind '%s': not a file or directory", path);
 	add_mount(plan, kind, path, path);
 	return 0;
 }
@@ -272,6 +326,14 @@ int cix_sandbox_prepare(struct sb_plan *plan, struct cix_err *err)
 		plan->root[--rl] = '\0';
 	if (rl == 1)
 		return cix_error(err, -CIX_EINVAL, "the sandbox root cannot be /");
+	plan->disk_tmp = join(plan->root, "/tmp");
+	plan->disk_store = join(plan->root, s->store_dir);
+	/*
+	 * The child builds the skeleton in a tmpfs, which it can only fill
+	 * as a user mapped in its namespace: with a build user (whose
+	 * namespace does not map the caller), the skeleton is made here.
+	 */
+	plan->tmpfs_root = !build_user;
 
 	int rootfd = open(plan->root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (rootfd < 0)
@@ -298,20 +360,20 @@ int cix_sandbox_prepare(struct sb_plan *plan, struct cix_err *err)
 		goto out;
 	}
 
-	/* The root itself, bound on itself: pivot_root needs a mount. */
-	add_mount(plan, SB_BIND_RW, plan->root, "");
-
-	/* /tmp before the store, which may lie below it. */
+	/*
+	 * On the host: /tmp and the store directory (which may lie below
+	 * /tmp), where the builder writes, and the inputs' mount points in
+	 * the latter.
+	 */
+	if (!plan->tmpfs_root)
+		/* The root itself, bound on itself: pivot_root needs a mount. */
+		add_mount(plan, SB_BIND_RW, plan->root, "");
 	if (mkdirat(rootfd, "tmp", 0755) < 0 || fchmodat(rootfd, "tmp", 01777, 0) < 0) {
 		ret = quoted_error(err, -errno, "cannot create '%s' in the sandbox", "/tmp");
 		goto out;
 	}
-	{
-		char *p = join(plan->root, "/tmp");
-		add_mount(plan, SB_BIND_RW, p, "/tmp");
-		free(p);
-	}
-
+	if (!plan->tmpfs_root)
+		add_mount(plan, SB_BIND_RW, plan->disk_tmp, "/tmp");
 	if ((ret = mkdirs_at(rootfd, s->store_dir, err)) < 0)
 		goto out;
 	if (fchmodat(rootfd, s->store_dir + 1, 01775, 0) < 0 ||
@@ -319,67 +381,58 @@ int cix_sandbox_prepare(struct sb_plan *plan, struct cix_err *err)
 		ret = quoted_error(err, -errno, "cannot set up '%s' in the sandbox", s->store_dir);
 		goto out;
 	}
-	{
-		char *p = join(plan->root, s->store_dir);
-		add_mount(plan, SB_BIND_RW, p, s->store_dir);
-		free(p);
-	}
-
-	if (mkdirat(rootfd, "etc", 0755) < 0) {
-		ret = quoted_error(err, -errno, "cannot create '%s' in the sandbox", "/etc");
-		goto out;
-	}
-	if ((ret = write_at(rootfd, "etc/passwd", etc_passwd, err)) < 0 ||
-	    (ret = write_at(rootfd, "etc/group", etc_group, err)) < 0 ||
-	    (!s->network && (ret = write_at(rootfd, "etc/hosts", etc_hosts, err)) < 0))
-		goto out;
-
+	if (!plan->tmpfs_root)
+		add_mount(plan, SB_BIND_RW, plan->disk_store, s->store_dir);
 	for (size_t i = 0; i < s->nr_inputs; i++)
 		if ((ret = add_bind(plan, rootfd, s->inputs[i], SB_BIND_RO, err)) < 0)
 			goto out;
+
+	/* The skeleton: first /tmp's mount point (it exists on the host). */
+	add_op(plan, SB_OP_DIRS, "/tmp", NULL, NULL, 0755);
+	add_op(plan, SB_OP_DIR, "/etc", NULL, NULL, 0755);
+	add_op(plan, SB_OP_FILE, "/etc/passwd", etc_passwd, NULL, 0444);
+	add_op(plan, SB_OP_FILE, "/etc/group", etc_group, NULL, 0444);
+	if (!s->network)
+		add_op(plan, SB_OP_FILE, "/etc/hosts", etc_hosts, NULL, 0444);
 	for (size_t i = 0; i < s->nr_extra_paths; i++)
-		if ((ret = add_bind(plan, rootfd, s->extra_paths[i], SB_BIND_RO, err)) < 0)
+		if ((ret = plan_bind(plan, s->extra_paths[i], SB_BIND_RO, err)) < 0)
 			goto out;
 
-	if (mkdirat(rootfd, "build", 0755) < 0) {
-		ret = quoted_error(err, -errno, "cannot create '%s' in the sandbox", "/build");
-		goto out;
-	}
+	add_op(plan, SB_OP_DIR, "/build", NULL, NULL, 0755);
 	add_mount(plan, SB_BIND_RW, s->build_dir, "/build");
 
-	if (mkdirat(rootfd, "dev", 0755) < 0 || mkdirat(rootfd, "dev/shm", 0755) < 0 ||
-	    mkdirat(rootfd, "dev/pts", 0755) < 0 || mkdirat(rootfd, "proc", 0555) < 0) {
-		ret = quoted_error(err, -errno, "cannot create '%s' in the sandbox", "/dev");
-		goto out;
-	}
+	add_op(plan, SB_OP_DIR, "/dev", NULL, NULL, 0755);
+	add_op(plan, SB_OP_DIR, "/dev/shm", NULL, NULL, 0755);
+	add_op(plan, SB_OP_DIR, "/dev/pts", NULL, NULL, 0755);
+	add_op(plan, SB_OP_DIR, "/proc", NULL, NULL, 0555);
 	for (size_t i = 0; i < ARRAY_SIZE(dev_nodes); i++) {
-		char rel[32], host[32];
-		snprintf(rel, sizeof(rel), "dev/%s", dev_nodes[i]);
+		char host[32];
 		snprintf(host, sizeof(host), "/dev/%s", dev_nodes[i]);
-		int fd = openat(rootfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			ret = quoted_error(err, -errno, "cannot create '%s' in the sandbox", host);
-			goto out;
-		}
-		close(fd);
+		add_op(plan, SB_OP_FILE, host, "", NULL, 0644);
 		add_mount(plan, SB_BIND_DEV, host, host);
 	}
 	static const char *const links[][2] = {
-		{ "/proc/self/fd", "dev/fd" },
-		{ "/proc/self/fd/0", "dev/stdin" },
-		{ "/proc/self/fd/1", "dev/stdout" },
-		{ "/proc/self/fd/2", "dev/stderr" },
-		{ "pts/ptmx", "dev/ptmx" },
+		{ "/proc/self/fd", "/dev/fd" },
+		{ "/proc/self/fd/0", "/dev/stdin" },
+		{ "/proc/self/fd/1", "/dev/stdout" },
+		{ "/proc/self/fd/2", "/dev/stderr" },
+		{ "pts/ptmx", "/dev/ptmx" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(links); i++)
-		if (symlinkat(links[i][0], rootfd, links[i][1]) < 0) {
-			ret = quoted_error(err, -errno, "cannot create '%s' in the sandbox", links[i][1]);
-			goto out;
-		}
+		add_op(plan, SB_OP_SYMLINK, links[i][1], links[i][0], NULL, 0);
 	add_mount(plan, SB_TMPFS, NULL, "/dev/shm");
 	add_mount(plan, SB_DEVPTS, NULL, "/dev/pts");
 	add_mount(plan, SB_PROC, NULL, "/proc");
-	ret = 0;
+	/* Last, the store directory's mount point (below /tmp: there already). */
+	add_parent_ops(plan, s->store_dir);
+	add_op(plan, SB_OP_DIRS, s->store_dir, NULL, NULL, 0755);
+
+	if (!plan->tmpfs_root) {
+		size_t bad;
+		if ((ret = cix_sandbox_make_skeleton(rootfd, plan, 0, plan->nr_ops, &bad)) < 0)
+			ret = quoted_error(err, ret, "cannot create '%s' in the sandbox",
+					   plan->ops[bad].path);
+	}
 out:
 	close(rootfd);
 	return ret;
