@@ -4,7 +4,7 @@
 #   make                      build ./build/cix
 #   make check                run every test under prove
 #   make check SANITIZE=address,undefined
-#   make install PREFIX=DIR   install DIR/bin/cix and the man pages
+#   make install PREFIX=DIR   install DIR/bin/cix, DIR/bin/cix-daemon and the man pages
 #   make fuzz                 build libFuzzer targets with clang (build-fuzz/)
 #   make bench                run the benchmarks
 #   DEVELOPER=1               add -Werror
@@ -42,17 +42,19 @@ LDLIBS   += $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpthread
 
 LIB_SRCS  := $(sort $(wildcard lib/*.c))
 CLI_SRCS  := $(sort $(wildcard cli/*.c))
+DAEMON_SRCS := $(sort $(wildcard daemon/*.c))
 UNIT_SRCS := $(sort $(wildcard t/unit/*.c))
 FUZZ_SRCS := $(sort $(wildcard t/fuzz/*.c))
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(B)/%.o)
 CLI_OBJS  := $(CLI_SRCS:%.c=$(B)/%.o)
+DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(B)/%.o)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(B)/%.t)
 BENCH_BINS := $(BENCH_SRCS:%.c=$(B)/%)
 SHELL_TESTS := $(sort $(wildcard t/t[0-9]*.sh))
 
-all: $(B)/cix $(UNIT_BINS) $(BENCH_BINS)
+all: $(B)/cix $(B)/cix-daemon $(UNIT_BINS) $(BENCH_BINS)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -63,6 +65,9 @@ $(B)/libcix.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 $(B)/cix: $(CLI_OBJS) $(B)/libcix.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/cix-daemon: $(DAEMON_OBJS) $(B)/libcix.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/t/unit/%.t: $(B)/t/unit/%.o $(B)/libcix.a
@@ -114,9 +119,10 @@ bench: all
 	$(B)/bench/refscan
 
 MAN1 := $(sort $(wildcard doc/man/*.1))
-install: $(B)/cix
+install: $(B)/cix $(B)/cix-daemon
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(B)/cix $(DESTDIR)$(PREFIX)/bin/cix
+	install -m 755 $(B)/cix-daemon $(DESTDIR)$(PREFIX)/bin/cix-daemon
 	$(if $(MAN1),install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/)
 
 clean:

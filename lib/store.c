@@ -1,6 +1,7 @@
 /* store.c - the local store: opening, locking, adding content */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "store.h"
+#include "store-int.h"
 #include "encoding.h"
 #include "nar.h"
 #include "nar-read.h"
@@ -21,7 +22,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define TMP_DIR ".cix-tmp"
 
 const char *cix_state_dir(void)
 {
@@ -383,8 +383,8 @@ int cix_store_move_in(struct cix_store *s, int tmp_fd, const char *tmp, const ch
  * Under the path's lock, unless it became valid meanwhile: drop an invalid
  * leftover of an earlier crash, rename the copy into place, register.
  */
-static int install(struct cix_store *s, const char *tmp, struct cix_path_info *info,
-		   struct cix_err *err)
+int cix_store_install(struct cix_store *s, const char *tmp, struct cix_path_info *info,
+		      struct cix_err *err)
 {
 	struct cix_path_lock lock;
 	const char *base = info->path + strlen(s->store_dir) + 1;
@@ -450,7 +450,7 @@ int cix_store_add(struct cix_store *s, const char *src, enum cix_add_method meth
 	info.path = path.buf;
 	info.ca = ca.buf;
 	if ((r = cix_db_is_valid(s->db, path.buf, err)) == 0)
-		r = install(s, tmp.buf, &info, err);
+		r = cix_store_install(s, tmp.buf, &info, err);
 drop:
 	/* Whatever was not moved into place (already valid, or an error). */
 	strbuf_addf(&t, "%s/%s/%s", s->store_dir, TMP_DIR, tmp.buf);

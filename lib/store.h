@@ -42,6 +42,7 @@ void cix_store_close(struct cix_store *s);
 enum cix_add_method {
 	CIX_ADD_FLAT,        /* hash of the file's contents */
 	CIX_ADD_RECURSIVE,   /* hash of the NAR */
+	CIX_ADD_TEXT,        /* text with references (a .drv): cix_store_add_source */
 };
 
 /*
@@ -52,6 +53,36 @@ enum cix_add_method {
  */
 int cix_store_add(struct cix_store *s, const char *src, enum cix_add_method method,
 		  enum cix_hash_algo algo, struct strbuf *out, struct cix_err *err);
+
+/*
+ * The same for content read from src, named name: with CIX_ADD_RECURSIVE
+ * src gives a NAR, otherwise the file's bytes. CIX_ADD_TEXT (sha256 only)
+ * makes a text path with the references refs (valid paths); a text
+ * derivation (NAME.drv) must have the output paths its contents give.
+ */
+int cix_store_add_source(struct cix_store *s, const char *name, enum cix_add_method method,
+			 enum cix_hash_algo algo, const char *const *refs, size_t nr_refs,
+			 cix_source_fn src, void *opaque, struct strbuf *out,
+			 struct cix_err *err);
+
+/*
+ * If path is a derivation (file: where its text is now), check that its
+ * output paths are the ones its contents give (its input derivations must
+ * be valid): a derivation claiming another's outputs is refused.
+ */
+int cix_store_check_drv(struct cix_store *s, const char *path, const char *file,
+			struct cix_err *err);
+
+/*
+ * Add the NAR read from src as info->path with info's metadata (the
+ * daemon's AddToStoreNar): the NAR must have info's hash and size, the
+ * references must be valid (or the path itself), a content address must
+ * match the content and the path, and with need_ca there must be one (an
+ * untrusted client's input-addressed path is refused). A path already
+ * valid is left as it is (the NAR is still read).
+ */
+int cix_store_add_nar(struct cix_store *s, struct cix_path_info *info, int need_ca,
+		      cix_source_fn src, void *opaque, struct cix_err *err);
 
 /* Remove a store path's files (not its database row); missing is fine. */
 int cix_remove_path(struct cix_store *s, const char *path, struct cix_err *err);

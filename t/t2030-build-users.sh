@@ -55,9 +55,9 @@ test_expect_success NIX,BUILDUSERS 'derivations' '
 	let d = name: script: derivation { inherit name; system = "x86_64-linux"; builder = "/bin/sh";
 	      args = [ "-c" script ]; }; in {
 	  who = d "who" "/bin/sleep 2.9101; /bin/mkdir $out; echo x > $out/f";
-	  p1 = d "p1" "/bin/sleep 1.9201; echo > $out";
-	  p2 = d "p2" "/bin/sleep 1.9202; echo > $out";
-	  p3 = d "p3" "/bin/sleep 1.9203; echo > $out";
+	  p1 = d "p1" "echo start-1 $(/bin/date +%s%N); /bin/sleep 1.9201; echo > $out";
+	  p2 = d "p2" "echo start-2 $(/bin/date +%s%N); /bin/sleep 1.9202; echo > $out";
+	  p3 = d "p3" "echo start-3 $(/bin/date +%s%N); /bin/sleep 1.9203; echo > $out";
 	  closed = d "closed" "/bin/chmod 777 /build; echo x > /build/f; /bin/chmod 700 /build/.. && echo CHMODDED; /bin/sleep 2.9301; echo > $out";
 	  kept = d "kept" "/bin/chmod 777 /build; echo x > /build/f; /bin/ln /build/f /build/g; /bin/mkdir /build/d; /bin/ln -s /etc/shadow /build/s; exit 1";
 	  plain = d "plain" "echo plain > $out";
@@ -82,16 +82,24 @@ test_expect_success NIX,BUILDUSERS 'two builds at once have two users; a third w
 	pid=$! &&
 	: >seen &&
 	while kill -0 $pid 2>/dev/null; do
-		u1=$(uid_of 1.9201) u2=$(uid_of 1.9202) u3=$(uid_of 1.9203)
-		echo "$u1 $u2 $u3" >>seen
+		for m in 1 2 3; do
+			u=$(uid_of 1.920$m) && echo "$m $u" >>seen
+		done
 		sleep 0.05
 	done &&
 	wait $pid &&
 	test_line_count = 3 p.out &&
-	# Never one user for two builds at the same moment.
-	awk "{ if (NF != 3 && NF > 1) for (i = 1; i < NF; i++) for (j = i + 1; j <= NF; j++) if (\$i == \$j) bad = 1 }
-	     { if (NF == 3) bad = 1 } END { exit bad }" seen &&
-	grep -q "[0-9]" seen
+	cat p.log && sort -u seen &&
+	# Every build had a build user of the group...
+	test -z "$(awk -v a=$UA -v b=$UB "\$2 != a && \$2 != b" seen)" &&
+	# ...the first two, running together, two different ones...
+	u1=$(awk "\$1 == 1 { print \$2; exit }" seen) &&
+	u2=$(awk "\$1 == 2 { print \$2; exit }" seen) &&
+	test -n "$u1" && test -n "$u2" && test "$u1" != "$u2" &&
+	# ...and the third started once one of them had ended.
+	sed -n "s/^start-\([123]\) \([0-9]*\)$/\1 \2/p" p.log | sort -k2 -n >starts &&
+	test_line_count = 3 starts &&
+	awk "NR <= 2 { first = first ? first : \$2 } NR == 3 { exit !(\$2 - first > 1500000000) }" starts
 '
 
 test_expect_success NIX,BUILDUSERS 'nobody else can reach a build directory (security.md items 6, 12)' '

@@ -1,0 +1,214 @@
+/* conn.c - one client's connection: handshake, trust, the operation loop */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "daemon.h"
+#include "encoding.h"
+#include "quote.h"
+#include "store-path.h"
+#include "util.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* A client may stay idle between operations this long (ms). */
+#define IDLE_TIMEOUT_MS (24 * 3600 * 1000)
+
+int conn_read_path(struct conn *c, struct strbuf *out, struct cix_err *err)
+{
+	int r = cix_wire_read_string(&c->w, out, CIX_WIRE_MAX_PATH, err);
+	if (r < 0)
+		return r;
+	if (memchr(out->buf, '\0', out->len))
+		return cix_error(err, -CIX_EFORMAT, "path holds a NUL byte");
+	return cix_store_check_path(c->s, out->buf, err);
+}
+
+int conn_read_paths(struct conn *c, struct strvec *out, struct cix_err *err)
+{
+	int r = cix_wire_read_strings(&c->w, out, CIX_WIRE_MAX_LIST, CIX_WIRE_MAX_PATH, err);
+	for (size_t i = 0; !r && i < out->nr; i++)
+		r = cix_store_check_path(c->s, out->v[i], err);
+	return r;
+}
+
+void conn_last(struct conn *c)
+{
+	cix_wire_stderr_last(&c->w);
+}
+
+int conn_need_trust(struct conn *c, const char *what, struct cix_err *err)
+{
+	if (c->trusted)
+		return 0;
+	return cix_error(err, -EPERM, "you are not privileged to %s", what);
+}
+
+void conn_write_path_info(struct conn *c, const struct cix_path_info *info)
+{
+	struct strbuf hex = STRBUF_INIT;
+	cix_wire_write_str(&c->w, info->deriver);
+	cix_base16_encode(&hex, info->nar_hash.bytes, info->nar_hash.len);
+	cix_wire_write_str(&c->w, hex.buf);
+	cix_wire_write_strings(&c->w, (const char *const *)info->refs, info->nr_refs);
+	cix_wire_write_u64(&c->w, (uint64_t)info->reg_time);
+	cix_wire_write_u64(&c->w, info->nar_size);
+	if (c->minor >= 16) {
+		cix_wire_write_u64(&c->w, 0);   /* ultimate: built here */
+		/* signatures, space-separated in the database */
+		struct strvec sigs = STRVEC_INIT;
+		if (info->sigs) {
+			char *copy = xstrdup(info->sigs), *save = NULL;
+			for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
+				strvec_push(&sigs, t);
+			free(copy);
+		}
+		cix_wire_write_strings(&c->w, (const char *const *)sigs.v, sigs.nr);
+		strvec_clear(&sigs);
+		cix_wire_write_str(&c->w, info->ca);
+	}
+	strbuf_release(&hex);
+}
+
+static int handshake(struct conn *c, struct cix_err *err)
+{
+	uint64_t magic, version, x;
+	int r;
+	if ((r = cix_wire_read_u64(&c->w, &magic, err)) < 0)
+		return r;
+	if (magic != CIX_WORKER_MAGIC_1)
+		return cix_error(err, -CIX_EFORMAT, "protocol mismatch");
+	cix_wire_write_u64(&c->w, CIX_WORKER_MAGIC_2);
+	cix_wire_write_u64(&c->w, CIX_PROTOCOL_VERSION);
+	if ((r = cix_wire_flush(&c->w, err)) < 0 ||
+	    (r = cix_wire_read_u64(&c->w, &version, err)) < 0)
+		return r;
+	if (version < CIX_PROTOCOL_OLDEST || CIX_PROTOCOL_MAJOR(version) != CIX_PROTOCOL_MAJOR(CIX_PROTOCOL_VERSION))
+		return cix_error(err, -CIX_EUNSUPPORTED, "the client's protocol version %#llx is not supported",
+				 (unsigned long long)version);
+	c->minor = CIX_PROTOCOL_MINOR(version) < CIX_PROTOCOL_MINOR(CIX_PROTOCOL_VERSION)
+		   ? CIX_PROTOCOL_MINOR(version) : CIX_PROTOCOL_MINOR(CIX_PROTOCOL_VERSION);
+	if (c->minor >= 14) {
+		/* obsolete CPU affinity: a flag, then the CPU if set */
+		if ((r = cix_wire_read_u64(&c->w, &x, err)) < 0 ||
+		    (x && (r = cix_wire_read_u64(&c->w, &x, err)) < 0))
+			return r;
+	}
+	if (c->minor >= 11 && (r = cix_wire_read_u64(&c->w, &x, err)) < 0)
+		return r;   /* obsolete reserveSpace */
+	if (c->minor >= 33)
+		cix_wire_write_str(&c->w, "2.8.0");
+	conn_last(c);
+	return cix_wire_flush(&c->w, err);
+}
+
+static const struct op *find_op(uint64_t code)
+{
+	static const struct op *const tables[] = {
+		daemon_query_ops, daemon_add_ops, daemon_build_ops,
+	};
+	for (size_t t = 0; t < ARRAY_SIZE(tables); t++)
+		for (const struct op *o = tables[t]; o->fn; o++)
+			if (o->code == code)
+				return o;
+	return NULL;
+}
+
+static void remove_temp_roots(struct conn *c)
+{
+	struct strbuf p = STRBUF_INIT;
+	strbuf_addf(&p, "%s/temproots/%ld", c->s->state_dir, (long)getpid());
+	unlink(p.buf);
+	strbuf_release(&p);
+}
+
+static int serve_ops(struct conn *c, struct cix_err *err)
+{
+	for (;;) {
+		uint64_t code;
+		int r = cix_wire_wait(&c->w, IDLE_TIMEOUT_MS, err);
+		if (r <= 0)
+			return r;   /* the client hung up, or idled too long */
+		if ((r = cix_wire_read_u64(&c->w, &code, err)) < 0)
+			return r;
+		const struct op *o = find_op(code);
+		if (!o) {
+			cix_error(err, -CIX_EUNSUPPORTED, "invalid operation %llu",
+				  (unsigned long long)code);
+			cix_wire_stderr_error(&c->w, c->minor, err->msg, 1);
+			cix_wire_flush(&c->w, NULL);
+			return -CIX_EUNSUPPORTED;
+		}
+		size_t before = c->w.wbuf.len;
+		struct cix_err e = { 0 };
+		r = o->fn(c, &e);
+		if (r < 0) {
+			if (r == -CIX_EFORMAT || r == -ETIMEDOUT || c->w.eof) {
+				/* The client broke the protocol: nothing more to say. */
+				*err = e;
+				return r;
+			}
+			/* Drop what the operation began of its reply. */
+			strbuf_setlen(&c->w.wbuf, before);
+			cix_wire_stderr_error(&c->w, c->minor, e.msg, 1);
+		}
+		if ((r = cix_wire_flush(&c->w, err)) < 0)
+			return r;
+	}
+}
+
+int daemon_serve(int fd, const struct daemon_settings *settings,
+		 const struct daemon_trust *trust)
+{
+	struct conn c = { .settings = settings, .temp_roots = STRVEC_INIT };
+	struct cix_err err = { 0 };
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int r;
+
+	cix_wire_init(&c.w, fd);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+		fprintf(stderr, "cix-daemon: cannot get the peer's credentials: %s\n", strerror(errno));
+		return 1;
+	}
+	c.uid = cred.uid;
+	c.gid = cred.gid;
+	c.pid = cred.pid;
+	c.trusted = cred.uid == 0 || daemon_user_in(&trust->trusted, cred.uid, cred.gid);
+	c.build.max_jobs = settings->max_jobs;
+	c.build.cores = settings->cores;
+	c.build.max_silent = settings->max_silent;
+	c.build.timeout = settings->timeout;
+	c.build.log_fd = -1;
+
+	if ((r = handshake(&c, &err)) < 0)
+		goto out;
+	if (!c.trusted && !daemon_user_in(&trust->allowed, cred.uid, cred.gid)) {
+		r = cix_error(&err, -EPERM, "user %u is not allowed to connect to the cix daemon",
+			      (unsigned)cred.uid);
+		goto out;
+	}
+	if ((r = cix_store_open(NULL, NULL, &c.s, &err)) < 0) {
+		cix_wire_stderr_error(&c.w, c.minor, err.msg, 1);
+		cix_wire_flush(&c.w, NULL);
+		goto out;
+	}
+	if (settings->debug)
+		fprintf(stderr, "cix-daemon: connection from uid %u pid %ld%s\n", (unsigned)c.uid,
+			(long)c.pid, c.trusted ? " (trusted)" : "");
+	r = serve_ops(&c, &err);
+out:
+	if (r < 0 && settings->debug)
+		fprintf(stderr, "cix-daemon: connection from uid %u ended: %s\n",
+			(unsigned)c.uid, err.msg);
+	if (c.s) {
+		remove_temp_roots(&c);
+		cix_store_close(c.s);
+	}
+	strvec_clear(&c.temp_roots);
+	cix_wire_release(&c.w);
+	return r < 0 ? 1 : 0;
+}

@@ -1,0 +1,85 @@
+/* daemon.h - cix-daemon: one worker per connection, speaking the Nix worker protocol */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef CIX_DAEMON_H
+#define CIX_DAEMON_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "build.h"
+#include "store.h"
+#include "strvec.h"
+#include "wire.h"
+
+/* The daemon's settings, from its command line. */
+struct daemon_settings {
+	const char *socket_path;
+	const char *conf_file;       /* /etc/cix/cix.conf, or $CIX_CONF_FILE */
+	unsigned max_jobs, cores;
+	unsigned max_silent, timeout;
+	int disable_chroot;          /* accepted for guix-daemon's sake; refused */
+	int no_substitutes;
+	int debug;
+};
+
+/* Who may connect, and who is trusted (cix.conf). */
+struct daemon_trust {
+	struct strvec allowed;       /* user names, @groups, or "*" */
+	struct strvec trusted;
+};
+
+int daemon_trust_load(const char *file, struct daemon_trust *t, struct cix_err *err);
+void daemon_trust_release(struct daemon_trust *t);
+/* Is the user uid (primary group gid) in list? */
+int daemon_user_in(const struct strvec *list, uid_t uid, gid_t gid);
+
+/* One client's connection, in its worker process. */
+struct conn {
+	struct cix_wire w;
+	struct cix_store *s;
+	const struct daemon_settings *settings;
+	unsigned minor;              /* the client's protocol minor version */
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+	int trusted;
+	/* From SetOptions, as far as the client may set them. */
+	struct cix_build_opts build;
+	struct strvec temp_roots;    /* added by this client */
+	uint64_t next_activity;
+};
+
+/* Serve one connection (fd) to its end; returns the worker's exit status. */
+int daemon_serve(int fd, const struct daemon_settings *settings,
+		 const struct daemon_trust *trust);
+
+/*
+ * Operations. Each reads its arguments, does the work between
+ * startWork (nothing to send) and stopWork (LAST), then writes its reply.
+ * A negative return with err set is sent to the client as an error,
+ * unless reply_started says the reply was begun (then the connection is
+ * dropped).
+ */
+typedef int (*op_fn)(struct conn *c, struct cix_err *err);
+
+struct op {
+	uint64_t code;
+	const char *name;
+	op_fn fn;
+};
+
+/* ops-query.c, ops-add.c, ops-build.c */
+extern const struct op daemon_query_ops[];
+extern const struct op daemon_add_ops[];
+extern const struct op daemon_build_ops[];
+
+/* Helpers for operations (conn.c). */
+int conn_read_path(struct conn *c, struct strbuf *out, struct cix_err *err);
+int conn_read_paths(struct conn *c, struct strvec *out, struct cix_err *err);
+/* stopWork: LAST, then the reply follows. */
+void conn_last(struct conn *c);
+int conn_need_trust(struct conn *c, const char *what, struct cix_err *err);
+/* Write a path's info as QueryPathInfo does (without the path itself). */
+void conn_write_path_info(struct conn *c, const struct cix_path_info *info);
+
+#endif

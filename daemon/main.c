@@ -1,0 +1,214 @@
+/* main.c - cix-daemon: listen on the socket, a worker process per client */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "daemon.h"
+#include "strbuf.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define DEFAULT_CONF "/etc/cix/cix.conf"
+/* Workers at once; more clients wait in the listen queue. */
+#define MAX_WORKERS 1024
+
+static const char *progname = "cix-daemon";
+static volatile sig_atomic_t workers;
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: %s [OPTION]...\n"
+		   "Serve the store to clients over the Nix worker protocol.\n\n"
+		   "      --listen=SOCKET            listen on SOCKET (default $CIX_STATE_DIR/daemon-socket/socket)\n"
+		   "      --build-users-group=GROUP  build as the members of GROUP (default cixbld)\n"
+		   "  -M, --max-jobs=N               run up to N builds at once per client (default 1)\n"
+		   "  -c, --cores=N                  NIX_BUILD_CORES of builds (default: all)\n"
+		   "      --max-silent-time=S        kill a build silent for S seconds\n"
+		   "      --timeout=S                kill a build after S seconds\n"
+		   "      --disable-chroot           refused: builds always run in the sandbox\n"
+		   "      --no-substitutes           do not use substitutes\n"
+		   "      --debug                    log connections on standard error\n"
+		   "  -h, --help                     display this help and exit\n"
+		   "  -V, --version                  display version information and exit\n",
+		progname);
+}
+
+static int number(const char *s, unsigned long max, unsigned *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (!*s || *end || *s == '-' || errno || v > max) {
+		fprintf(stderr, "%s: invalid number '%s'\n", progname, s);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+static void on_child(int sig)
+{
+	int saved = errno;
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		workers--;
+	errno = saved;
+	(void)sig;
+}
+
+/* Create the socket's directory and bind a fresh socket, world-connectable. */
+static int listen_on(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int fd;
+
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		fprintf(stderr, "%s: socket path too long: %s\n", progname, path);
+		free(dir);
+		return -1;
+	}
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+			fprintf(stderr, "%s: cannot create '%s': %s\n", progname, dir, strerror(errno));
+			free(dir);
+			return -1;
+		}
+	}
+	free(dir);
+	strcpy(addr.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		fprintf(stderr, "%s: cannot create a socket: %s\n", progname, strerror(errno));
+		return -1;
+	}
+	/* A socket left by an earlier daemon: replace it. */
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(path);
+	mode_t old = umask(0111);
+	int r = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
+	umask(old);
+	if (r < 0 || listen(fd, 128) < 0) {
+		fprintf(stderr, "%s: cannot listen on '%s': %s\n", progname, path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_LISTEN = 0x100, OPT_GROUP, OPT_SILENT, OPT_TIMEOUT, OPT_CHROOT, OPT_NOSUBST,
+	       OPT_DEBUG };
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "build-users-group", required_argument, NULL, OPT_GROUP },
+		{ "max-jobs", required_argument, NULL, 'M' },
+		{ "cores", required_argument, NULL, 'c' },
+		{ "max-silent-time", required_argument, NULL, OPT_SILENT },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "disable-chroot", no_argument, NULL, OPT_CHROOT },
+		{ "no-substitutes", no_argument, NULL, OPT_NOSUBST },
+		{ "debug", no_argument, NULL, OPT_DEBUG },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct daemon_settings set = { .max_jobs = 1 };
+	struct daemon_trust trust = { STRVEC_INIT, STRVEC_INIT };
+	struct strbuf sock = STRBUF_INIT;
+	struct cix_err err = { 0 };
+	int c, fd;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":M:c:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_LISTEN: set.socket_path = optarg; break;
+		case OPT_GROUP: setenv("CIX_BUILD_USERS_GROUP", optarg, 1); break;
+		case 'M': if (number(optarg, 1024, &set.max_jobs)) return 2; break;
+		case 'c': if (number(optarg, 1024, &set.cores)) return 2; break;
+		case OPT_SILENT: if (number(optarg, 315360000, &set.max_silent)) return 2; break;
+		case OPT_TIMEOUT: if (number(optarg, 315360000, &set.timeout)) return 2; break;
+		case OPT_CHROOT:
+			fprintf(stderr, "%s: --disable-chroot: builds always run in the sandbox\n",
+				progname);
+			return 2;
+		case OPT_NOSUBST: set.no_substitutes = 1; break;
+		case OPT_DEBUG: set.debug = 1; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("%s (cix) %s\n", progname, CIX_VERSION); return 0;
+		case ':':
+			fprintf(stderr, "%s: option '%s' requires an argument\n", progname, argv[optind - 1]);
+			fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+			return 2;
+		default:
+			fprintf(stderr, "%s: unrecognized option '%s'\n", progname, argv[optind - 1]);
+			fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", progname, argv[optind]);
+		return 2;
+	}
+	set.conf_file = getenv("CIX_CONF_FILE") ? getenv("CIX_CONF_FILE") : DEFAULT_CONF;
+	if (daemon_trust_load(set.conf_file, &trust, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", progname, err.msg);
+		return 1;
+	}
+	if (!set.socket_path) {
+		strbuf_addf(&sock, "%s/daemon-socket/socket", cix_state_dir());
+		set.socket_path = sock.buf;
+	}
+	/* Open the store once: it is created, and its errors shown, here. */
+	struct cix_store *s;
+	if (cix_store_open(NULL, NULL, &s, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", progname, err.msg);
+		return 1;
+	}
+	cix_store_close(s);
+	if ((fd = listen_on(set.socket_path)) < 0)
+		return 1;
+
+	struct sigaction sa = { .sa_handler = on_child, .sa_flags = SA_RESTART | SA_NOCLDSTOP };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (set.debug)
+		fprintf(stderr, "%s: listening on '%s'\n", progname, set.socket_path);
+	for (;;) {
+		int cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+		if (cfd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EMFILE || errno == ENFILE) {
+				sleep(1);
+				continue;
+			}
+			fprintf(stderr, "%s: accept: %s\n", progname, strerror(errno));
+			return 1;
+		}
+		while (workers >= MAX_WORKERS)
+			pause();
+		pid_t pid = fork();
+		if (pid == 0) {
+			close(fd);
+			signal(SIGCHLD, SIG_DFL);
+			_exit(daemon_serve(cfd, &set, &trust));
+		}
+		if (pid > 0)
+			workers++;
+		else
+			fprintf(stderr, "%s: cannot fork: %s\n", progname, strerror(errno));
+		close(cfd);
+	}
+}

@@ -1,0 +1,339 @@
+/* ops-add.c - the daemon's operations that move store content in and out */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "daemon.h"
+#include "encoding.h"
+#include "export.h"
+#include "nar.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parse "text:sha256", "fixed:r:sha256", "fixed:sha1"... */
+static int parse_method(const char *s, enum cix_add_method *m, enum cix_hash_algo *algo,
+			struct cix_err *err)
+{
+	if (!strncmp(s, "text:", 5)) {
+		*m = CIX_ADD_TEXT;
+		s += 5;
+	} else if (!strncmp(s, "fixed:r:", 8)) {
+		*m = CIX_ADD_RECURSIVE;
+		s += 8;
+	} else if (!strncmp(s, "fixed:", 6)) {
+		*m = CIX_ADD_FLAT;
+		s += 6;
+	} else {
+		return cix_error(err, -CIX_EUNSUPPORTED, "unsupported content-address method");
+	}
+	if (cix_hash_algo_parse(s, algo) < 0)
+		return cix_error(err, -CIX_EUNSUPPORTED, "unsupported hash algorithm");
+	return 0;
+}
+
+/* Reply with path and its info, as ValidPathInfo is written. */
+static int reply_path_info(struct conn *c, const char *path, struct cix_err *err)
+{
+	struct cix_path_info info = { 0 };
+	int r = cix_db_query(c->s->db, path, &info, err);
+	if (r < 0)
+		return r;
+	conn_last(c);
+	cix_wire_write_str(&c->w, path);
+	conn_write_path_info(c, &info);
+	cix_path_info_release(&info);
+	return 0;
+}
+
+/* AddToStore, protocol >= 1.25: name, method, references, repair, framed data. */
+static int op_add_to_store(struct conn *c, struct cix_err *err)
+{
+	struct strbuf name = STRBUF_INIT, method = STRBUF_INIT, out = STRBUF_INIT;
+	struct strvec refs = STRVEC_INIT;
+	struct cix_wire_source src = CIX_WIRE_SOURCE_INIT(&c->w);
+	enum cix_add_method m = CIX_ADD_FLAT;
+	enum cix_hash_algo algo = CIX_HASH_SHA256;
+	int repair, r;
+
+	if (c->minor < 25)
+		return cix_error(err, -CIX_EFORMAT, "AddToStore needs protocol 1.25 or later");
+	if ((r = cix_wire_read_string(&c->w, &name, CIX_WIRE_MAX_PATH, err)) < 0 ||
+	    (r = cix_wire_read_string(&c->w, &method, 64, err)) < 0 ||
+	    (r = conn_read_paths(c, &refs, err)) < 0 ||
+	    (r = cix_wire_read_bool(&c->w, &repair, err)) < 0)
+		goto out;
+	/* The data follows whatever we think of the request: read it all. */
+	if ((r = parse_method(method.buf, &m, &algo, err)) == 0 &&
+	    (!repair || (r = conn_need_trust(c, "repair paths", err)) == 0))
+		r = cix_store_add_source(c->s, name.buf, m, algo, (const char *const *)refs.v,
+					 refs.nr, cix_wire_framed_read, &src, &out, err);
+	if (src.err.code && r < 0)
+		*err = src.err;
+	if (!src.done) {
+		struct cix_err e2 = { 0 };
+		int d = cix_wire_framed_drain(&src, &e2);
+		if (d < 0) {
+			*err = e2;
+			r = -CIX_EFORMAT;   /* the stream is broken: end the connection */
+			goto out;
+		}
+	}
+	if (!r)
+		r = reply_path_info(c, out.buf, err);
+out:
+	strbuf_release(&name);
+	strbuf_release(&method);
+	strbuf_release(&out);
+	strvec_clear(&refs);
+	return r;
+}
+
+static int op_add_text_to_store(struct conn *c, struct cix_err *err)
+{
+	struct strbuf name = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT;
+	struct strvec refs = STRVEC_INIT;
+	int r;
+	if ((r = cix_wire_read_string(&c->w, &name, CIX_WIRE_MAX_PATH, err)) < 0 ||
+	    (r = cix_wire_read_string(&c->w, &text, CIX_WIRE_MAX_STRING, err)) < 0 ||
+	    (r = conn_read_paths(c, &refs, err)) < 0)
+		goto out;
+	struct cix_mem_source mem = { (const unsigned char *)text.buf, text.len, 0 };
+	r = cix_store_add_source(c->s, name.buf, CIX_ADD_TEXT, CIX_HASH_SHA256,
+				 (const char *const *)refs.v, refs.nr, cix_mem_source_read, &mem,
+				 &out, err);
+	if (!r) {
+		conn_last(c);
+		cix_wire_write_str(&c->w, out.buf);
+	}
+out:
+	strbuf_release(&name);
+	strbuf_release(&text);
+	strbuf_release(&out);
+	strvec_clear(&refs);
+	return r;
+}
+
+/*
+ * The data of the older protocols' tunnel: the daemon asks for up to n
+ * bytes with STDERR_READ, the client answers with a string.
+ */
+struct tunnel {
+	struct conn *c;
+	struct strbuf chunk;
+	size_t pos;
+	struct cix_err err;
+};
+
+static ssize_t tunnel_read(void *opaque, void *buf, size_t len)
+{
+	struct tunnel *t = opaque;
+	if (t->pos == t->chunk.len) {
+		int r;
+		cix_wire_write_u64(&t->c->w, CIX_STDERR_READ);
+		cix_wire_write_u64(&t->c->w, 65536);
+		if ((r = cix_wire_flush(&t->c->w, &t->err)) < 0 ||
+		    (r = cix_wire_read_string(&t->c->w, &t->chunk, 65536, &t->err)) < 0)
+			return r;
+		t->pos = 0;
+		if (!t->chunk.len)
+			return 0;
+	}
+	size_t k = t->chunk.len - t->pos < len ? t->chunk.len - t->pos : len;
+	memcpy(buf, t->chunk.buf + t->pos, k);
+	t->pos += k;
+	return (ssize_t)k;
+}
+
+static int op_add_to_store_nar(struct conn *c, struct cix_err *err)
+{
+	struct strbuf path = STRBUF_INIT, deriver = STRBUF_INIT, hash = STRBUF_INIT,
+		      ca = STRBUF_INIT;
+	struct strvec refs = STRVEC_INIT, sigs = STRVEC_INIT;
+	struct cix_path_info info = { 0 };
+	uint64_t reg_time, nar_size;
+	int ultimate, repair, dont_check, r;
+
+	if ((r = conn_read_path(c, &path, err)) < 0 ||
+	    (r = cix_wire_read_string(&c->w, &deriver, CIX_WIRE_MAX_PATH, err)) < 0 ||
+	    (r = cix_wire_read_string(&c->w, &hash, 128, err)) < 0 ||
+	    (r = conn_read_paths(c, &refs, err)) < 0 ||
+	    (r = cix_wire_read_u64(&c->w, &reg_time, err)) < 0 ||
+	    (r = cix_wire_read_u64(&c->w, &nar_size, err)) < 0 ||
+	    (r = cix_wire_read_bool(&c->w, &ultimate, err)) < 0 ||
+	    (r = cix_wire_read_strings(&c->w, &sigs, 64, 1024, err)) < 0 ||
+	    (r = cix_wire_read_string(&c->w, &ca, 1024, err)) < 0 ||
+	    (r = cix_wire_read_bool(&c->w, &repair, err)) < 0 ||
+	    (r = cix_wire_read_bool(&c->w, &dont_check, err)) < 0)
+		goto out;
+	info.path = path.buf;
+	info.deriver = deriver.len ? deriver.buf : NULL;
+	info.refs = refs.v;
+	info.nr_refs = refs.nr;
+	info.nar_size = nar_size;
+	info.ca = ca.len ? ca.buf : NULL;
+	info.nar_hash.algo = CIX_HASH_SHA256;
+	info.nar_hash.len = 32;
+	{
+		const char *h = hash.buf;
+		if (!strncmp(h, "sha256:", 7))
+			h += 7;
+		if (cix_base16_decode(h, strlen(h), info.nar_hash.bytes, 32) != 32 &&
+		    cix_nixbase32_decode(h, strlen(h), info.nar_hash.bytes, 32) < 0)
+			r = cix_error(err, -CIX_EINVAL, "bad NAR hash '%s'", hash.buf);
+	}
+	/* Untrusted clients: content-addressed paths only, no repair, checks on. */
+	if (!r && repair)
+		r = conn_need_trust(c, "repair paths", err);
+	int need_ca = !c->trusted;
+	if (c->minor >= 23) {
+		struct cix_wire_source src = CIX_WIRE_SOURCE_INIT(&c->w);
+		if (!r)
+			r = cix_store_add_nar(c->s, &info, need_ca, cix_wire_framed_read, &src, err);
+		if (r < 0 && src.err.code)
+			*err = src.err;
+		if (!src.done) {
+			struct cix_err e2 = { 0 };
+			if (cix_wire_framed_drain(&src, &e2) < 0) {
+				*err = e2;
+				r = -CIX_EFORMAT;
+				goto out;
+			}
+		}
+	} else if (c->minor >= 21) {
+		struct tunnel t = { .c = c, .chunk = STRBUF_INIT };
+		if (!r)
+			r = cix_store_add_nar(c->s, &info, need_ca, tunnel_read, &t, err);
+		if (r < 0 && t.err.code) {
+			*err = t.err;
+			r = -CIX_EFORMAT;
+		}
+		strbuf_release(&t.chunk);
+		if (r < 0)
+			r = -CIX_EFORMAT;   /* the tunnel cannot be resynchronised */
+	} else {
+		struct cix_wire_source src = CIX_WIRE_SOURCE_INIT(&c->w);
+		if (!r)
+			r = cix_store_add_nar(c->s, &info, need_ca, cix_wire_source_read, &src, err);
+		if (r < 0)
+			r = -CIX_EFORMAT;   /* a raw NAR cannot be skipped */
+	}
+	if (!r)
+		conn_last(c);
+out:
+	strbuf_release(&path);
+	strbuf_release(&deriver);
+	strbuf_release(&hash);
+	strbuf_release(&ca);
+	strvec_clear(&refs);
+	strvec_clear(&sigs);
+	return r;
+}
+
+/* NAR out, straight after LAST. */
+static int wire_sink(void *opaque, const void *data, size_t len)
+{
+	struct conn *c = opaque;
+	cix_wire_write(&c->w, data, len);
+	if (c->w.wbuf.len >= 65536)
+		return cix_wire_flush(&c->w, NULL);
+	return 0;
+}
+
+static int op_nar_from_path(struct conn *c, struct cix_err *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	int r = conn_read_path(c, &p, err);
+	if (!r && (r = cix_db_is_valid(c->s->db, p.buf, err)) == 0)
+		r = cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid", p.buf);
+	if (r > 0) {
+		conn_last(c);
+		r = cix_nar_dump(p.buf, wire_sink, c, err);
+		if (r < 0)
+			r = -CIX_EFORMAT;   /* the NAR was begun: end the connection */
+	}
+	strbuf_release(&p);
+	return r;
+}
+
+/* ExportPath: the export entry in STDERR_WRITE frames, then 1. */
+struct tunnel_sink {
+	struct conn *c;
+	struct strbuf buf;
+};
+
+static int tunnel_flush(struct tunnel_sink *t)
+{
+	if (!t->buf.len)
+		return 0;
+	cix_wire_write_u64(&t->c->w, CIX_STDERR_WRITE);
+	cix_wire_write_string(&t->c->w, t->buf.buf, t->buf.len);
+	strbuf_reset(&t->buf);
+	return cix_wire_flush(&t->c->w, NULL);
+}
+
+static int tunnel_sink_fn(void *opaque, const void *data, size_t len)
+{
+	struct tunnel_sink *t = opaque;
+	strbuf_add(&t->buf, data, len);
+	return t->buf.len >= 65536 ? tunnel_flush(t) : 0;
+}
+
+static int op_export_path(struct conn *c, struct cix_err *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	struct cix_path_info info = { 0 };
+	struct tunnel_sink t = { c, STRBUF_INIT };
+	uint64_t sign;
+	int r = conn_read_path(c, &p, err);
+	if (!r)
+		r = cix_wire_read_u64(&c->w, &sign, err);
+	if (!r && !(r = cix_db_query(c->s->db, p.buf, &info, err))) {
+		struct cix_export_meta m = { info.path, (const char *const *)info.refs, info.nr_refs,
+					     info.deriver };
+		r = cix_export_path(tunnel_sink_fn, &t, p.buf, &m, err);
+		if (!r)
+			r = tunnel_flush(&t);
+		if (r < 0)
+			r = -CIX_EFORMAT;
+		else {
+			conn_last(c);
+			cix_wire_write_u64(&c->w, 1);
+		}
+	}
+	cix_path_info_release(&info);
+	strbuf_release(&t.buf);
+	strbuf_release(&p);
+	return r;
+}
+
+/* ImportPaths: an export stream through the tunnel; trusted clients only. */
+static int op_import_paths(struct conn *c, struct cix_err *err)
+{
+	struct tunnel t = { .c = c, .chunk = STRBUF_INIT };
+	struct strvec paths = STRVEC_INIT;
+	int r = conn_need_trust(c, "import unsigned paths", err);
+	if (r)
+		return -CIX_EFORMAT;   /* the stream that follows cannot be skipped */
+	r = cix_store_import(c->s, tunnel_read, &t, strvec_push_fn, &paths, err);
+	if (r < 0 && t.err.code) {
+		*err = t.err;
+		r = -CIX_EFORMAT;
+	}
+	if (!r) {
+		conn_last(c);
+		cix_wire_write_strings(&c->w, (const char *const *)paths.v, paths.nr);
+	}
+	strbuf_release(&t.chunk);
+	strvec_clear(&paths);
+	return r;
+}
+
+const struct op daemon_add_ops[] = {
+	{ 7, "AddToStore", op_add_to_store },
+	{ 8, "AddTextToStore", op_add_text_to_store },
+	{ 16, "ExportPath", op_export_path },
+	{ 27, "ImportPaths", op_import_paths },
+	{ 38, "NarFromPath", op_nar_from_path },
+	{ 39, "AddToStoreNar", op_add_to_store_nar },
+	{ 0, NULL, NULL },
+};

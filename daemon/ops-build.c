@@ -1,0 +1,419 @@
+/* ops-build.c - the daemon's builds, and the store's upkeep operations */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "daemon.h"
+#include "drv.h"
+#include "gc.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* BuildResult's status codes (as Nix's). */
+enum { BR_BUILT = 0, BR_ALREADY_VALID = 2, BR_PERMANENT_FAILURE = 3, BR_TIMED_OUT = 8,
+       BR_MISC_FAILURE = 9, BR_LOG_LIMIT = 11, BR_NOT_DETERMINISTIC = 12 };
+
+/* "DRV!OUT,..." or "DRV!*" or a plain path: the path part in out. */
+static int derived_path(struct conn *c, const char *s, struct strbuf *out, int *is_drv,
+			struct cix_err *err)
+{
+	const char *bang = strchr(s, '!');
+	strbuf_reset(out);
+	strbuf_add(out, s, bang ? (size_t)(bang - s) : strlen(s));
+	int r = cix_store_check_path(c->s, out->buf, err);
+	if (r < 0)
+		return r;
+	*is_drv = out->len > 4 && !strcmp(out->buf + out->len - 4, ".drv");
+	if (bang && !*is_drv)
+		return cix_error(err, -CIX_EINVAL, "'%s' is not a derivation", out->buf);
+	return 0;
+}
+
+/*
+ * Builder output, from the build's pipe to the client: line by line as
+ * results (build log lines) of a "building" activity, which the client
+ * shows as Nix's daemon's; or, for clients older than 1.20, as text.
+ */
+struct log_pump {
+	struct conn *c;
+	int fd;
+	uint64_t activity;
+	int gone;             /* the client left; the build goes on */
+};
+
+static void send_line(struct log_pump *p, const char *line, size_t len)
+{
+	struct strbuf l = STRBUF_INIT;
+	if (p->gone)
+		return;
+	strbuf_add(&l, line, len);
+	if (p->c->minor >= 20) {
+		struct cix_wire_field f = { .is_string = 1, .s = l.buf };
+		cix_wire_result(&p->c->w, p->c->minor, p->activity, 101, &f, 1);
+	} else {
+		strbuf_addch(&l, '\n');
+		cix_wire_stderr_next(&p->c->w, l.buf);
+	}
+	strbuf_release(&l);
+	if (cix_wire_flush(&p->c->w, NULL) < 0)
+		p->gone = 1;
+}
+
+static void *pump(void *arg)
+{
+	struct log_pump *p = arg;
+	struct strbuf pending = STRBUF_INIT;
+	char buf[4096];
+	ssize_t n;
+	while ((n = read(p->fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)) {
+		if (n <= 0)
+			continue;
+		strbuf_add(&pending, buf, (size_t)n);
+		size_t start = 0;
+		for (size_t i = 0; i < pending.len; i++)
+			if (pending.buf[i] == '\n') {
+				send_line(p, pending.buf + start, i - start);
+				start = i + 1;
+			}
+		/* A line longer than 64 KiB goes out in pieces. */
+		if (pending.len - start > 65536) {
+			send_line(p, pending.buf + start, pending.len - start);
+			start = pending.len;
+		}
+		memmove(pending.buf, pending.buf + start, pending.len - start);
+		strbuf_setlen(&pending, pending.len - start);
+	}
+	if (pending.len)
+		send_line(p, pending.buf, pending.len);
+	strbuf_release(&pending);
+	return NULL;
+}
+
+/* Build drvs[0..n) with the client's options, streaming their output. */
+static int build(struct conn *c, const char *const *drvs, size_t n, struct cix_err *err)
+{
+	struct cix_build_opts o = c->build;
+	struct log_pump p = { c, -1, ((uint64_t)getpid() << 32) | ++c->next_activity, 0 };
+	struct strbuf text = STRBUF_INIT;
+	pthread_t th;
+	int pfd[2], r;
+	if (!n)
+		return 0;
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return cix_error_errno(err, -errno, "cannot create a pipe");
+	p.fd = pfd[0];
+	o.log_fd = pfd[1];
+	if (n == 1)
+		strbuf_addf(&text, "building '%s'", drvs[0]);
+	else
+		strbuf_addf(&text, "building %zu derivations", n);
+	struct cix_wire_field fields[4] = {
+		{ 1, 0, drvs[0] }, { 1, 0, "" }, { 0, 1, NULL }, { 0, 1, NULL },
+	};
+	cix_wire_start_activity(&c->w, c->minor, p.activity, 3, 105, text.buf, fields, 4, 0);
+	cix_wire_flush(&c->w, NULL);
+	if (pthread_create(&th, NULL, pump, &p)) {
+		close(pfd[0]);
+		close(pfd[1]);
+		strbuf_release(&text);
+		return cix_error(err, -EAGAIN, "cannot create a thread");
+	}
+	r = cix_build_derivations(c->s, drvs, n, &o, err);
+	close(pfd[1]);
+	pthread_join(th, NULL);
+	close(pfd[0]);
+	cix_wire_stop_activity(&c->w, c->minor, p.activity);
+	cix_wire_flush(&c->w, NULL);
+	strbuf_release(&text);
+	return r;
+}
+
+/* Read the DerivedPaths and check them; derivations go to drvs. */
+static int read_targets(struct conn *c, struct strvec *targets, struct strvec *drvs,
+			struct cix_err *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	int r = cix_wire_read_strings(&c->w, targets, CIX_WIRE_MAX_LIST, CIX_WIRE_MAX_PATH + 1024, err);
+	for (size_t i = 0; !r && i < targets->nr; i++) {
+		int is_drv;
+		if ((r = derived_path(c, targets->v[i], &p, &is_drv, err)) < 0)
+			break;
+		if (is_drv && strchr(targets->v[i], '!'))
+			strvec_push(drvs, p.buf);
+		else if ((r = cix_db_is_valid(c->s->db, p.buf, err)) == 0)
+			r = cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid", p.buf);
+		else if (r > 0)
+			r = 0;
+	}
+	strbuf_release(&p);
+	return r;
+}
+
+static int read_build_mode(struct conn *c, struct cix_err *err)
+{
+	uint64_t mode = 0;
+	int r = c->minor >= 15 ? cix_wire_read_u64(&c->w, &mode, err) : 0;
+	if (r < 0)
+		return r;
+	if (mode == 1)   /* repair */
+		return conn_need_trust(c, "repair paths", err);
+	c->build.check = mode == 2;
+	return 0;
+}
+
+static int op_build_paths(struct conn *c, struct cix_err *err)
+{
+	struct strvec targets = STRVEC_INIT, drvs = STRVEC_INIT;
+	int r = read_targets(c, &targets, &drvs, err);
+	int m = r ? 0 : read_build_mode(c, err);
+	if (!r && m < 0 && err->code == -CIX_EFORMAT)
+		r = m;
+	if (!r && !m)
+		r = build(c, (const char *const *)drvs.v, drvs.nr, err);
+	if (!r && m)
+		r = m;
+	c->build.check = 0;
+	if (!r) {
+		conn_last(c);
+		cix_wire_write_u64(&c->w, 1);
+	}
+	strvec_clear(&targets);
+	strvec_clear(&drvs);
+	return r;
+}
+
+static void write_build_result(struct conn *c, unsigned status, const char *msg)
+{
+	cix_wire_write_u64(&c->w, status);
+	cix_wire_write_str(&c->w, msg);
+	if (c->minor >= 29) {
+		cix_wire_write_u64(&c->w, status == BR_BUILT);   /* timesBuilt */
+		cix_wire_write_u64(&c->w, status == BR_NOT_DETERMINISTIC);
+		cix_wire_write_u64(&c->w, 0);   /* startTime */
+		cix_wire_write_u64(&c->w, 0);   /* stopTime */
+	}
+	if (c->minor >= 28)
+		cix_wire_write_u64(&c->w, 0);   /* builtOutputs: no realisations */
+}
+
+static unsigned status_of(int r)
+{
+	switch (r) {
+	case 0: return BR_BUILT;
+	case -ETIMEDOUT: return BR_TIMED_OUT;
+	case -CIX_ELIMIT: return BR_LOG_LIMIT;
+	case -CIX_ENONDET: return BR_NOT_DETERMINISTIC;
+	case -CIX_EMISMATCH: return BR_PERMANENT_FAILURE;
+	default: return BR_MISC_FAILURE;
+	}
+}
+
+/* BuildPathsWithResults: one BuildResult per target, failures included. */
+static int op_build_paths_with_results(struct conn *c, struct cix_err *err)
+{
+	struct strvec targets = STRVEC_INIT, drvs = STRVEC_INIT;
+	struct cix_err berr = { 0 };
+	int r = read_targets(c, &targets, &drvs, err), br = 0;
+	if (!r)
+		r = read_build_mode(c, err);
+	if (!r)
+		br = build(c, (const char *const *)drvs.v, drvs.nr, &berr);
+	c->build.check = 0;
+	if (!r) {
+		conn_last(c);
+		cix_wire_write_u64(&c->w, targets.nr);
+		for (size_t i = 0; i < targets.nr; i++) {
+			cix_wire_write_str(&c->w, targets.v[i]);
+			write_build_result(c, strchr(targets.v[i], '!') ? status_of(br) : BR_ALREADY_VALID,
+					   br < 0 ? berr.msg : "");
+		}
+	}
+	strvec_clear(&targets);
+	strvec_clear(&drvs);
+	return r;
+}
+
+static int op_ensure_path(struct conn *c, struct cix_err *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	int r = conn_read_path(c, &p, err);
+	if (!r && (r = cix_db_is_valid(c->s->db, p.buf, err)) == 0)
+		r = cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid and has no substitute",
+			      p.buf);
+	if (r > 0) {
+		r = 0;
+		conn_last(c);
+		cix_wire_write_u64(&c->w, 1);
+	}
+	strbuf_release(&p);
+	return r;
+}
+
+/* What building the targets would build: derivations with invalid outputs. */
+static int missing_drv(struct conn *c, const char *drv_path, struct strvec *will_build,
+		       int depth, struct cix_err *err)
+{
+	struct cix_drv *drv;
+	int r, all_valid = 1;
+	for (size_t i = 0; i < will_build->nr; i++)
+		if (!strcmp(will_build->v[i], drv_path))
+			return 0;
+	if (depth > 1024)
+		return cix_error(err, -CIX_ELIMIT, "derivations nested too deep");
+	if ((r = cix_drv_parse_file(drv_path, c->s->store_dir, &drv, err)) < 0)
+		return r;
+	for (size_t i = 0; all_valid && i < drv->nr_outputs; i++)
+		if ((r = cix_db_is_valid(c->s->db, drv->outputs[i].path, err)) <= 0)
+			all_valid = 0;
+	if (r >= 0 && !all_valid) {
+		strvec_push(will_build, drv_path);
+		for (size_t i = 0; r >= 0 && i < drv->nr_input_drvs; i++)
+			r = missing_drv(c, drv->input_drvs[i].path, will_build, depth + 1, err);
+	}
+	cix_drv_free(drv);
+	return r < 0 ? r : 0;
+}
+
+static int op_query_missing(struct conn *c, struct cix_err *err)
+{
+	struct strvec targets = STRVEC_INIT, will_build = STRVEC_INIT, unknown = STRVEC_INIT;
+	struct strbuf p = STRBUF_INIT;
+	int r = cix_wire_read_strings(&c->w, &targets, CIX_WIRE_MAX_LIST, CIX_WIRE_MAX_PATH + 1024, err);
+	for (size_t i = 0; !r && i < targets.nr; i++) {
+		int is_drv;
+		if ((r = derived_path(c, targets.v[i], &p, &is_drv, err)) < 0)
+			break;
+		if ((r = cix_db_is_valid(c->s->db, p.buf, err)) < 0)
+			break;
+		if (!r) {
+			strvec_push(&unknown, p.buf);
+		} else if (is_drv && strchr(targets.v[i], '!')) {
+			r = missing_drv(c, p.buf, &will_build, 0, err);
+		}
+		if (r > 0)
+			r = 0;
+	}
+	if (!r) {
+		conn_last(c);
+		cix_wire_write_strings(&c->w, (const char *const *)will_build.v, will_build.nr);
+		cix_wire_write_u64(&c->w, 0);   /* willSubstitute */
+		cix_wire_write_strings(&c->w, (const char *const *)unknown.v, unknown.nr);
+		cix_wire_write_u64(&c->w, 0);   /* downloadSize */
+		cix_wire_write_u64(&c->w, 0);   /* narSize */
+	}
+	strbuf_release(&p);
+	strvec_clear(&targets);
+	strvec_clear(&will_build);
+	strvec_clear(&unknown);
+	return r;
+}
+
+struct verify_state {
+	struct cix_store *s;
+	int check_contents;
+	int errors;
+};
+
+static int verify_one(const char *path, void *opaque)
+{
+	struct verify_state *v = opaque;
+	struct cix_err e = { 0 };
+	if (cix_store_verify_path(v->s, path, v->check_contents, &e) < 0)
+		v->errors = 1;
+	return 0;
+}
+
+static int op_verify_store(struct conn *c, struct cix_err *err)
+{
+	struct verify_state v = { c->s, 0, 0 };
+	int repair, r;
+	if ((r = cix_wire_read_bool(&c->w, &v.check_contents, err)) < 0 ||
+	    (r = cix_wire_read_bool(&c->w, &repair, err)) < 0)
+		return r;
+	if (repair && (r = conn_need_trust(c, "repair paths", err)) < 0)
+		return r;
+	cix_wire_stderr_next(&c->w, "reading the store...\n");
+	if ((r = cix_db_all_valid(c->s->db, verify_one, &v, err)) < 0)
+		return r;
+	conn_last(c);
+	cix_wire_write_u64(&c->w, (uint64_t)v.errors);
+	return 0;
+}
+
+static int op_optimise_store(struct conn *c, struct cix_err *err)
+{
+	struct cix_store_optimise_stats st = { 0 };
+	int r = cix_store_optimise(c->s, &st, err);
+	if (!r) {
+		conn_last(c);
+		cix_wire_write_u64(&c->w, 1);
+	}
+	return r;
+}
+
+static int op_add_signatures(struct conn *c, struct cix_err *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	struct strvec sigs = STRVEC_INIT;
+	int r = conn_read_path(c, &p, err);
+	if (!r)
+		r = cix_wire_read_strings(&c->w, &sigs, 64, 1024, err);
+	if (!r)
+		r = cix_error(err, -CIX_EUNSUPPORTED, "signatures are not supported yet");
+	strbuf_release(&p);
+	strvec_clear(&sigs);
+	return r;
+}
+
+/*
+ * CollectGarbage: 0 ReturnLive, 1 ReturnDead; deleting (2, 3) comes with
+ * the garbage collector (issue 8).
+ */
+static int op_collect_garbage(struct conn *c, struct cix_err *err)
+{
+	struct strvec paths = STRVEC_INIT, out = STRVEC_INIT;
+	uint64_t action, max_freed, obsolete;
+	int ignore_liveness, r;
+	if ((r = cix_wire_read_u64(&c->w, &action, err)) < 0 ||
+	    (r = conn_read_paths(c, &paths, err)) < 0 ||
+	    (r = cix_wire_read_bool(&c->w, &ignore_liveness, err)) < 0 ||
+	    (r = cix_wire_read_u64(&c->w, &max_freed, err)) < 0)
+		goto out;
+	for (int i = 0; i < 3; i++)
+		if ((r = cix_wire_read_u64(&c->w, &obsolete, err)) < 0)
+			goto out;
+	if (ignore_liveness) {
+		r = cix_error(err, -EPERM, "you may not ignore the garbage collector's roots");
+		goto out;
+	}
+	if (action > 1) {
+		r = cix_error(err, -CIX_EUNSUPPORTED, "deleting garbage is not supported yet");
+		goto out;
+	}
+	cix_wire_stderr_next(&c->w, "finding garbage collector roots...\n");
+	if ((r = cix_gc_paths(c->s, action == 1, &out, err)) < 0)
+		goto out;
+	conn_last(c);
+	cix_wire_write_strings(&c->w, (const char *const *)out.v, out.nr);
+	cix_wire_write_u64(&c->w, 0);   /* bytes freed */
+	cix_wire_write_u64(&c->w, 0);   /* obsolete */
+out:
+	strvec_clear(&paths);
+	strvec_clear(&out);
+	return r;
+}
+
+const struct op daemon_build_ops[] = {
+	{ 20, "CollectGarbage", op_collect_garbage },
+	{ 9, "BuildPaths", op_build_paths },
+	{ 10, "EnsurePath", op_ensure_path },
+	{ 34, "OptimiseStore", op_optimise_store },
+	{ 35, "VerifyStore", op_verify_store },
+	{ 37, "AddSignatures", op_add_signatures },
+	{ 40, "QueryMissing", op_query_missing },
+	{ 46, "BuildPathsWithResults", op_build_paths_with_results },
+	{ 0, NULL, NULL },
+};

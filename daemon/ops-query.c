@@ -1,0 +1,419 @@
+/* ops-query.c - the daemon's read-only operations, options and roots */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "daemon.h"
+#include "drv.h"
+#include "encoding.h"
+#include "store-path.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int op_is_valid_path(struct conn *c, struct cix_err *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	int r = conn_read_path(c, &p, err);
+	if (!r && (r = cix_db_is_valid(c->s->db, p.buf, err)) >= 0) {
+		conn_last(c);
+		cix_wire_write_u64(&c->w, (uint64_t)r);
+		r = 0;
+	}
+	strbuf_release(&p);
+	return r;
+}
+
+static int op_query_valid_paths(struct conn *c, struct cix_err *err)
+{
+	struct strvec in = STRVEC_INIT, out = STRVEC_INIT;
+	int r = conn_read_paths(c, &in, err), subst;
+	if (!r && c->minor >= 27)
+		r = cix_wire_read_bool(&c->w, &subst, err);   /* no substituters yet */
+	for (size_t i = 0; !r && i < in.nr; i++)
+		if ((r = cix_db_is_valid(c->s->db, in.v[i], err)) > 0) {
+			strvec_push(&out, in.v[i]);
+			r = 0;
+		}
+	if (!r) {
+		conn_last(c);
+		cix_wire_write_strings(&c->w, (const char *const *)out.v, out.nr);
+	}
+	strvec_clear(&in);
+	strvec_clear(&out);
+	return r;
+}
+
+static int op_query_path_info(struct conn *c, struct cix_err *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	struct cix_path_info info = { 0 };
+	int r = conn_read_path(c, &p, err);
+	if (r)
+		goto out;
+	r = cix_db_query(c->s->db, p.buf, &info, err);
+	if (r == -CIX_ENOTFOUND && c->minor >= 17) {
+		conn_last(c);
+		cix_wire_write_u64(&c->w, 0);
+		r = 0;
+		goto out;
+	}
+	if (r == -CIX_ENOTFOUND)
+		r = cix_error(err, r, "path '%s' is not valid", p.buf);
+	if (r)
+		goto out;
+	conn_last(c);
+	if (c->minor >= 17)
+		cix_wire_write_u64(&c->w, 1);
+	conn_write_path_info(c, &info);
+out:
+	cix_path_info_release(&info);
+	strbuf_release(&p);
+	return r;
+}
+
+static int op_query_path_hash(struct conn *c, struct cix_err *err)
+{
+	struct strbuf p = STRBUF_INIT, h = STRBUF_INIT;
+	struct cix_path_info info = { 0 };
+	int r = conn_read_path(c, &p, err);
+	if (!r && !(r = cix_db_query(c->s->db, p.buf, &info, err))) {
+		cix_base16_encode(&h, info.nar_hash.bytes, info.nar_hash.len);
+		conn_last(c);
+		cix_wire_write_str(&c->w, h.buf);
+	}
+	cix_path_info_release(&info);
+	strbuf_release(&p);
+	strbuf_release(&h);
+	return r;
+}
+
+/* A query listing paths: references, referrers, valid derivers, outputs. */
+static int list_query(struct conn *c, int (*q)(struct cix_db *, const char *, cix_path_fn,
+					       void *, struct cix_err *),
+		      struct cix_err *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	struct strvec out = STRVEC_INIT;
+	int r = conn_read_path(c, &p, err);
+	if (!r && (r = q(c->s->db, p.buf, strvec_push_fn, &out, err)) >= 0) {
+		r = 0;
+		conn_last(c);
+		cix_wire_write_strings(&c->w, (const char *const *)out.v, out.nr);
+	}
+	strbuf_release(&p);
+	strvec_clear(&out);
+	return r;
+}
+
+static int op_query_references(struct conn *c, struct cix_err *err)
+{
+	return list_query(c, cix_db_references, err);
+}
+
+static int op_query_referrers(struct conn *c, struct cix_err *err)
+{
+	return list_query(c, cix_db_referrers, err);
+}
+
+static int op_query_valid_derivers(struct conn *c, struct cix_err *err)
+{
+	return list_query(c, cix_db_valid_derivers, err);
+}
+
+static int op_query_derivation_outputs(struct conn *c, struct cix_err *err)
+{
+	return list_query(c, cix_db_drv_outputs, err);
+}
+
+static int op_query_deriver(struct conn *c, struct cix_err *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	struct cix_path_info info = { 0 };
+	int r = conn_read_path(c, &p, err);
+	if (!r && !(r = cix_db_query(c->s->db, p.buf, &info, err))) {
+		conn_last(c);
+		cix_wire_write_str(&c->w, info.deriver);
+	}
+	cix_path_info_release(&info);
+	strbuf_release(&p);
+	return r;
+}
+
+/* The derivation's outputs, from its file: name and path of each. */
+static int drv_outputs(struct conn *c, const char *drv_path, struct cix_drv **drv,
+		       struct cix_err *err)
+{
+	int r = cix_db_is_valid(c->s->db, drv_path, err);
+	if (r <= 0)
+		return r < 0 ? r : cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid", drv_path);
+	return cix_drv_parse_file(drv_path, c->s->store_dir, drv, err);
+}
+
+static int op_query_derivation_output_map(struct conn *c, struct cix_err *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	struct cix_drv *drv = NULL;
+	int r = conn_read_path(c, &p, err);
+	if (!r && !(r = drv_outputs(c, p.buf, &drv, err))) {
+		conn_last(c);
+		cix_wire_write_u64(&c->w, drv->nr_outputs);
+		for (size_t i = 0; i < drv->nr_outputs; i++) {
+			cix_wire_write_str(&c->w, drv->outputs[i].name);
+			cix_wire_write_str(&c->w, drv->outputs[i].path);
+		}
+	}
+	if (drv)
+		cix_drv_free(drv);
+	strbuf_release(&p);
+	return r;
+}
+
+static int op_query_derivation_output_names(struct conn *c, struct cix_err *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	struct cix_drv *drv = NULL;
+	int r = conn_read_path(c, &p, err);
+	if (!r && !(r = drv_outputs(c, p.buf, &drv, err))) {
+		conn_last(c);
+		cix_wire_write_u64(&c->w, drv->nr_outputs);
+		for (size_t i = 0; i < drv->nr_outputs; i++)
+			cix_wire_write_str(&c->w, drv->outputs[i].name);
+	}
+	if (drv)
+		cix_drv_free(drv);
+	strbuf_release(&p);
+	return r;
+}
+
+struct hash_part {
+	const char *prefix;   /* STORE/HASH- */
+	size_t len;
+	char *found;
+};
+
+static int match_hash_part(const char *path, void *opaque)
+{
+	struct hash_part *h = opaque;
+	if (!strncmp(path, h->prefix, h->len)) {
+		h->found = xstrdup(path);
+		return -CIX_EEXIST;   /* stop */
+	}
+	return 0;
+}
+
+static int op_query_path_from_hash_part(struct conn *c, struct cix_err *err)
+{
+	struct strbuf part = STRBUF_INIT, prefix = STRBUF_INIT;
+	struct hash_part h = { 0 };
+	int r = cix_wire_read_string(&c->w, &part, CIX_WIRE_MAX_PATH, err);
+	if (r)
+		goto out;
+	if (part.len != CIX_STORE_HASH_CHARS || strspn(part.buf, "0123456789abcdfghijklmnpqrsvwxyz") != part.len) {
+		r = cix_error(err, -CIX_EINVAL, "invalid hash part");
+		goto out;
+	}
+	strbuf_addf(&prefix, "%s/%s-", c->s->store_dir, part.buf);
+	h.prefix = prefix.buf;
+	h.len = prefix.len;
+	r = cix_db_all_valid(c->s->db, match_hash_part, &h, err);
+	if (r >= 0 || (r == -CIX_EEXIST && h.found)) {
+		r = 0;
+		conn_last(c);
+		cix_wire_write_str(&c->w, h.found);
+	}
+	free(h.found);
+out:
+	strbuf_release(&part);
+	strbuf_release(&prefix);
+	return r;
+}
+
+static int op_query_all_valid_paths(struct conn *c, struct cix_err *err)
+{
+	struct strvec out = STRVEC_INIT;
+	int r = cix_db_all_valid(c->s->db, strvec_push_fn, &out, err);
+	if (r >= 0) {
+		r = 0;
+		conn_last(c);
+		cix_wire_write_strings(&c->w, (const char *const *)out.v, out.nr);
+	}
+	strvec_clear(&out);
+	return r;
+}
+
+/* There are no substituters yet (issue 9): nothing is substitutable. */
+static int op_has_substitutes(struct conn *c, struct cix_err *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	int r = conn_read_path(c, &p, err);
+	if (!r) {
+		conn_last(c);
+		cix_wire_write_u64(&c->w, 0);
+	}
+	strbuf_release(&p);
+	return r;
+}
+
+static int op_query_substitutable_paths(struct conn *c, struct cix_err *err)
+{
+	struct strvec in = STRVEC_INIT;
+	int r = conn_read_paths(c, &in, err);
+	if (!r) {
+		conn_last(c);
+		cix_wire_write_u64(&c->w, 0);
+	}
+	strvec_clear(&in);
+	return r;
+}
+
+static int op_query_substitutable_path_infos(struct conn *c, struct cix_err *err)
+{
+	struct strvec in = STRVEC_INIT;
+	uint64_t n;
+	int r = 0;
+	if (c->minor < 22) {
+		r = conn_read_paths(c, &in, err);
+	} else {
+		/* a map: path -> content address */
+		struct strbuf k = STRBUF_INIT;
+		if (!(r = cix_wire_read_u64(&c->w, &n, err)) && n > CIX_WIRE_MAX_LIST)
+			r = cix_error(err, -CIX_ELIMIT, "too many paths");
+		for (uint64_t i = 0; !r && i < 2 * n; i++)
+			r = cix_wire_read_string(&c->w, &k, CIX_WIRE_MAX_PATH, err);
+		strbuf_release(&k);
+	}
+	if (!r) {
+		conn_last(c);
+		cix_wire_write_u64(&c->w, 0);
+	}
+	strvec_clear(&in);
+	return r;
+}
+
+/*
+ * Settings a client may change: what only affects its own builds. Others
+ * (sandbox, substituters, build users...) are the daemon's: ignored
+ * unless the client is trusted, and then still ignored when they would
+ * weaken isolation.
+ */
+static int op_set_options(struct conn *c, struct cix_err *err)
+{
+	uint64_t v[12], n;
+	struct strbuf k = STRBUF_INIT, val = STRBUF_INIT;
+	int r = 0;
+	/* keepFailed keepGoing tryFallback verbosity maxBuildJobs maxSilentTime
+	   useBuildHook verboseBuild logType printBuildTrace buildCores useSubstitutes */
+	for (int i = 0; !r && i < 12; i++)
+		r = cix_wire_read_u64(&c->w, &v[i], err);
+	if (!r && c->minor >= 12) {
+		if (!(r = cix_wire_read_u64(&c->w, &n, err)) && n > 1024)
+			r = cix_error(err, -CIX_ELIMIT, "too many settings");
+		for (uint64_t i = 0; !r && i < n; i++)
+			if (!(r = cix_wire_read_string(&c->w, &k, 256, err)))
+				r = cix_wire_read_string(&c->w, &val, 65536, err);
+	}
+	if (r)
+		goto out;
+	c->build.keep_failed = v[0] != 0;
+	if (v[4] && v[4] <= 1024)
+		c->build.max_jobs = (unsigned)v[4];
+	if (v[5] < 10ULL * 365 * 86400)
+		c->build.max_silent = (unsigned)v[5];
+	if (v[10] <= 1024)
+		c->build.cores = (unsigned)v[10];
+	conn_last(c);
+out:
+	strbuf_release(&k);
+	strbuf_release(&val);
+	return r;
+}
+
+/* Temporary roots live in STATE/temproots/PID until the connection ends. */
+static int op_add_temp_root(struct conn *c, struct cix_err *err)
+{
+	struct strbuf p = STRBUF_INIT, f = STRBUF_INIT;
+	int r = conn_read_path(c, &p, err), fd;
+	if (r)
+		goto out;
+	strbuf_addf(&f, "%s/temproots", c->s->state_dir);
+	if (mkdir(f.buf, 0755) < 0 && errno != EEXIST) {
+		r = cix_error_errno(err, -errno, "cannot create '%s'", f.buf);
+		goto out;
+	}
+	strbuf_addf(&f, "/%ld", (long)getpid());
+	fd = open(f.buf, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		r = cix_error_errno(err, -errno, "cannot open '%s'", f.buf);
+		goto out;
+	}
+	strbuf_addch(&p, '\0');
+	r = cix_write_full(fd, p.buf, p.len);
+	close(fd);
+	if (r < 0) {
+		r = cix_error_errno(err, r, "cannot write '%s'", f.buf);
+		goto out;
+	}
+	strvec_push(&c->temp_roots, p.buf);
+	conn_last(c);
+	cix_wire_write_u64(&c->w, 1);
+out:
+	strbuf_release(&p);
+	strbuf_release(&f);
+	return r;
+}
+
+static int op_add_indirect_root(struct conn *c, struct cix_err *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	int r = cix_wire_read_string(&c->w, &p, CIX_WIRE_MAX_PATH, err);
+	if (!r)
+		r = cix_error(err, -CIX_EUNSUPPORTED, "indirect roots are not supported yet");
+	strbuf_release(&p);
+	return r;
+}
+
+static int op_sync_with_gc(struct conn *c, struct cix_err *err)
+{
+	conn_last(c);
+	cix_wire_write_u64(&c->w, 1);
+	return 0;
+}
+
+static int op_find_roots(struct conn *c, struct cix_err *err)
+{
+	int r = conn_need_trust(c, "list the garbage collector's roots", err);
+	if (!r) {
+		conn_last(c);
+		cix_wire_write_u64(&c->w, 0);
+	}
+	return r;
+}
+
+const struct op daemon_query_ops[] = {
+	{ 1, "IsValidPath", op_is_valid_path },
+	{ 3, "HasSubstitutes", op_has_substitutes },
+	{ 4, "QueryPathHash", op_query_path_hash },
+	{ 5, "QueryReferences", op_query_references },
+	{ 6, "QueryReferrers", op_query_referrers },
+	{ 11, "AddTempRoot", op_add_temp_root },
+	{ 12, "AddIndirectRoot", op_add_indirect_root },
+	{ 13, "SyncWithGC", op_sync_with_gc },
+	{ 14, "FindRoots", op_find_roots },
+	{ 18, "QueryDeriver", op_query_deriver },
+	{ 19, "SetOptions", op_set_options },
+	{ 21, "QuerySubstitutablePathInfo", op_has_substitutes },
+	{ 22, "QueryDerivationOutputs", op_query_derivation_outputs },
+	{ 23, "QueryAllValidPaths", op_query_all_valid_paths },
+	{ 26, "QueryPathInfo", op_query_path_info },
+	{ 28, "QueryDerivationOutputNames", op_query_derivation_output_names },
+	{ 29, "QueryPathFromHashPart", op_query_path_from_hash_part },
+	{ 30, "QuerySubstitutablePathInfos", op_query_substitutable_path_infos },
+	{ 31, "QueryValidPaths", op_query_valid_paths },
+	{ 32, "QuerySubstitutablePaths", op_query_substitutable_paths },
+	{ 33, "QueryValidDerivers", op_query_valid_derivers },
+	{ 41, "QueryDerivationOutputMap", op_query_derivation_output_map },
+	{ 0, NULL, NULL },
+};

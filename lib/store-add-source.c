@@ -1,0 +1,297 @@
+/* store-add-source.c - add content that arrives as a stream (the daemon's adds) */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "store.h"
+#include "store-int.h"
+#include "store-path.h"
+#include "encoding.h"
+#include "nar.h"
+#include "nar-read.h"
+#include "util.h"
+#include "drv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Write src's bytes to a new 0444 file at path, hashing them with algo. */
+static int write_flat(const char *path, cix_source_fn src, void *opaque,
+		      enum cix_hash_algo algo, struct cix_hash *h, struct cix_err *err)
+{
+	static const struct timespec times[2] = { { 1, 0 }, { 1, 0 } };
+	struct cix_hash_ctx ctx;
+	char *buf = xmalloc(65536);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444), r = 0;
+
+	if (fd < 0) {
+		free(buf);
+		return cix_error_errno(err, -errno, "cannot create '%s'", path);
+	}
+	cix_hash_init(&ctx, algo);
+	for (;;) {
+		ssize_t n = src(opaque, buf, 65536);
+		if (n < 0) {
+			r = err && err->code ? err->code : (int)n;
+			if (!err || !err->msg[0])
+				cix_error_errno(err, (int)n, "cannot read the content of '%s'", path);
+			break;
+		}
+		if (n == 0)
+			break;
+		cix_hash_update(&ctx, buf, (size_t)n);
+		if ((r = cix_write_full(fd, buf, (size_t)n)) < 0) {
+			cix_error_errno(err, r, "cannot write '%s'", path);
+			break;
+		}
+	}
+	if (!r && (fchmod(fd, 0444) < 0 || futimens(fd, times) < 0))
+		r = cix_error_errno(err, -errno, "cannot set metadata of '%s'", path);
+	if (r < 0)
+		cix_hash_abort(&ctx);
+	else
+		cix_hash_final(&ctx, h);
+	close(fd);
+	free(buf);
+	return r;
+}
+
+/* Input derivations come from the store, where they are valid. */
+static int load_valid_drv(void *data, const char *drv_path, struct cix_drv **out,
+			  struct cix_err *err)
+{
+	struct cix_store *s = data;
+	int r = cix_db_is_valid(s->db, drv_path, err);
+	if (r <= 0)
+		return r < 0 ? r : cix_error(err, -CIX_ENOTFOUND,
+					     "input derivation '%s' is not valid", drv_path);
+	return cix_drv_parse_file(drv_path, s->store_dir, out, err);
+}
+
+int cix_store_check_drv(struct cix_store *s, const char *path, const char *file,
+			struct cix_err *err)
+{
+	struct cix_drv *drv;
+	struct strbuf name = STRBUF_INIT;
+	size_t len = strlen(path);
+	int r;
+	if (len < 4 || strcmp(path + len - 4, ".drv"))
+		return 0;
+	if ((r = cix_drv_parse_file(file, s->store_dir, &drv, err)) < 0)
+		return r;
+	if ((r = cix_drv_name_from_path(s->store_dir, path, &name, err)) == 0) {
+		struct cix_drv_hasher *h = cix_drv_hasher_new(s->store_dir, load_valid_drv, s);
+		r = cix_drv_check_outputs(h, drv, name.buf, NULL, err);
+		cix_drv_hasher_free(h);
+	}
+	strbuf_release(&name);
+	cix_drv_free(drv);
+	return r;
+}
+
+int cix_store_add_source(struct cix_store *s, const char *name, enum cix_add_method method,
+			 enum cix_hash_algo algo, const char *const *refs, size_t nr_refs,
+			 cix_source_fn src, void *opaque, struct strbuf *out,
+			 struct cix_err *err)
+{
+	struct cix_path_info info = { 0 };
+	struct strbuf tmp = STRBUF_INIT, t = STRBUF_INIT, path = STRBUF_INIT, ca = STRBUF_INIT;
+	struct cix_hash h;
+	int r;
+
+	if ((r = cix_store_name_check(name, strlen(name), err)) < 0)
+		return r;
+	if (method == CIX_ADD_TEXT && algo != CIX_HASH_SHA256)
+		return cix_error(err, -CIX_EINVAL, "text is hashed with sha256 only");
+	if (method != CIX_ADD_TEXT && nr_refs)
+		return cix_error(err, -CIX_EINVAL, "only text may have references here");
+	cix_store_tmp_name(&tmp);
+	strbuf_addf(&t, "%s/%s/%s", s->store_dir, TMP_DIR, tmp.buf);
+	if (method == CIX_ADD_RECURSIVE) {
+		r = cix_nar_restore_flags(src, opaque, t.buf, CIX_RESTORE_CANONICAL,
+					  &info.nar_hash, &info.nar_size, err);
+		if (!r && algo != CIX_HASH_SHA256)
+			r = cix_nar_hash_path(t.buf, algo, &h, NULL, err);
+		else
+			h = info.nar_hash;
+	} else {
+		r = write_flat(t.buf, src, opaque, algo, &h, err);
+		if (!r)
+			r = cix_nar_hash_path(t.buf, CIX_HASH_SHA256, &info.nar_hash,
+					      &info.nar_size, err);
+	}
+	if (r < 0)
+		goto out;
+
+	if (method == CIX_ADD_TEXT) {
+		r = cix_store_path_make_text(&path, s->store_dir, name, &h, refs, nr_refs, err);
+		strbuf_addstr(&ca, "text:sha256:");
+	} else {
+		r = cix_store_path_make_fixed(&path, s->store_dir, name,
+					      method == CIX_ADD_RECURSIVE, &h, err);
+		strbuf_addf(&ca, "fixed:%s%s:", method == CIX_ADD_RECURSIVE ? "r:" : "",
+			    cix_hash_algo_name(algo));
+	}
+	if (r < 0)
+		goto out;
+	cix_nixbase32_encode(&ca, h.bytes, h.len);
+	info.path = path.buf;
+	info.ca = ca.buf;
+	if (nr_refs) {
+		/* Sorted and unique, as the database keeps them. */
+		info.refs = xcalloc(nr_refs + 1, sizeof(*info.refs));
+		for (size_t i = 0; i < nr_refs; i++) {
+			size_t k = 0;
+			while (k < info.nr_refs && strcmp(info.refs[k], refs[i]) < 0)
+				k++;
+			if (k < info.nr_refs && !strcmp(info.refs[k], refs[i]))
+				continue;
+			memmove(info.refs + k + 1, info.refs + k,
+				(info.nr_refs - k) * sizeof(*info.refs));
+			info.refs[k] = (char *)refs[i];
+			info.nr_refs++;
+		}
+		for (size_t i = 0; !r && i < info.nr_refs; i++)
+			if ((r = cix_db_is_valid(s->db, info.refs[i], err)) == 0)
+				r = cix_error(err, -CIX_ENOTFOUND, "reference '%s' is not valid",
+					      info.refs[i]);
+		if (r > 0)
+			r = 0;
+	}
+	if (!r && method == CIX_ADD_TEXT && (r = cix_store_check_drv(s, path.buf, t.buf, err)) == 0)
+		r = cix_store_drv_outputs(s, &info, t.buf, err);
+	if (!r && (r = cix_db_is_valid(s->db, path.buf, err)) == 0)
+		r = cix_store_install(s, tmp.buf, &info, err);
+	if (r >= 0) {
+		r = 0;
+		strbuf_addstr(out, path.buf);
+	}
+	/* cix_store_drv_outputs filled outputs; the rest is borrowed. */
+	for (size_t i = 0; i < info.nr_outputs; i++) {
+		free(info.outputs[i].id);
+		free(info.outputs[i].path);
+	}
+	free(info.outputs);
+	free(info.refs);
+out:
+	cix_remove_tree_at(AT_FDCWD, t.buf, NULL);
+	strbuf_release(&tmp);
+	strbuf_release(&t);
+	strbuf_release(&path);
+	strbuf_release(&ca);
+	return r;
+}
+
+/* Does the content at file (a canonical tree) give info's path and ca? */
+static int check_ca(struct cix_store *s, const struct cix_path_info *info, const char *file,
+		    struct cix_err *err)
+{
+	const char *ca = info->ca, *name, *colon;
+	struct cix_store_path_parts parts;
+	struct strbuf algo_name = STRBUF_INIT, path = STRBUF_INIT;
+	enum cix_hash_algo algo;
+	struct cix_hash want, got;
+	int recursive = 0, text = 0, r;
+
+	if ((r = cix_store_path_parse(s->store_dir, info->path, &parts, err)) < 0)
+		return r;
+	name = parts.name;
+	if (!strncmp(ca, "text:", 5)) {
+		text = 1;
+		ca += 5;
+	} else if (!strncmp(ca, "fixed:", 6)) {
+		ca += 6;
+		if (!strncmp(ca, "r:", 2)) {
+			recursive = 1;
+			ca += 2;
+		}
+	} else {
+		return cix_error(err, -CIX_EFORMAT, "unknown content address '%s'", info->ca);
+	}
+	if (!(colon = strchr(ca, ':')))
+		return cix_error(err, -CIX_EFORMAT, "bad content address '%s'", info->ca);
+	strbuf_add(&algo_name, ca, (size_t)(colon - ca));
+	if (cix_hash_algo_parse(algo_name.buf, &algo) < 0 || (text && algo != CIX_HASH_SHA256)) {
+		r = cix_error(err, -CIX_EFORMAT, "bad content address '%s'", info->ca);
+		goto out;
+	}
+	want.algo = algo;
+	want.len = cix_hash_algo_size(algo);
+	if (cix_nixbase32_decode(colon + 1, strlen(colon + 1), want.bytes, want.len) < 0) {
+		r = cix_error(err, -CIX_EFORMAT, "bad content address '%s'", info->ca);
+		goto out;
+	}
+	r = recursive ? cix_nar_hash_path(file, algo, &got, NULL, err)
+		      : cix_hash_file(algo, file, &got, err);
+	if (r < 0)
+		goto out;
+	if (memcmp(got.bytes, want.bytes, want.len)) {
+		r = cix_error(err, -CIX_EMISMATCH, "content of '%s' does not match its content address",
+			      info->path);
+		goto out;
+	}
+	r = text ? cix_store_path_make_text(&path, s->store_dir, name, &want,
+					    (const char *const *)info->refs, info->nr_refs, err)
+		 : cix_store_path_make_fixed(&path, s->store_dir, name, recursive, &want, err);
+	if (!r && strcmp(path.buf, info->path))
+		r = cix_error(err, -CIX_EMISMATCH, "path '%s' is not the one its content address gives",
+			      info->path);
+	if (!r && !text && info->nr_refs)
+		r = cix_error(err, -CIX_EMISMATCH, "a fixed-output path '%s' has references", info->path);
+out:
+	strbuf_release(&algo_name);
+	strbuf_release(&path);
+	return r;
+}
+
+int cix_store_add_nar(struct cix_store *s, struct cix_path_info *info, int need_ca,
+		      cix_source_fn src, void *opaque, struct cix_err *err)
+{
+	struct strbuf tmp = STRBUF_INIT, t = STRBUF_INIT;
+	struct cix_hash h;
+	uint64_t size;
+	int r;
+
+	if ((r = cix_store_check_path(s, info->path, err)) < 0)
+		return r;
+	if (info->deriver && *info->deriver && (r = cix_store_check_path(s, info->deriver, err)) < 0)
+		return r;
+	cix_store_tmp_name(&tmp);
+	strbuf_addf(&t, "%s/%s/%s", s->store_dir, TMP_DIR, tmp.buf);
+	if ((r = cix_nar_restore_flags(src, opaque, t.buf, CIX_RESTORE_CANONICAL, &h, &size, err)) < 0)
+		goto out;
+	if (memcmp(h.bytes, info->nar_hash.bytes, 32) || size != info->nar_size) {
+		r = cix_error(err, -CIX_EMISMATCH, "hash or size mismatch importing path '%s'",
+			      info->path);
+		goto out;
+	}
+	if (need_ca && (!info->ca || !*info->ca)) {
+		r = cix_error(err, -EPERM, "cannot add path '%s': it is not content-addressed "
+			      "and carries no trusted signature", info->path);
+		goto out;
+	}
+	if (info->ca && *info->ca && (r = cix_store_check_path(s, info->path, err)) == 0)
+		r = check_ca(s, info, t.buf, err);
+	for (size_t i = 0; !r && i < info->nr_refs; i++) {
+		if (!strcmp(info->refs[i], info->path))
+			continue;
+		if ((r = cix_store_check_path(s, info->refs[i], err)) == 0 &&
+		    (r = cix_db_is_valid(s->db, info->refs[i], err)) == 0)
+			r = cix_error(err, -CIX_ENOTFOUND, "reference '%s' of '%s' is not valid",
+				      info->refs[i], info->path);
+		if (r > 0)
+			r = 0;
+	}
+	if (!r && (r = cix_store_check_drv(s, info->path, t.buf, err)) == 0)
+		r = cix_store_drv_outputs(s, info, t.buf, err);
+	if (!r && (r = cix_db_is_valid(s->db, info->path, err)) == 0)
+		r = cix_store_install(s, tmp.buf, info, err);
+	if (r > 0)
+		r = 0;
+out:
+	cix_remove_tree_at(AT_FDCWD, t.buf, NULL);
+	strbuf_release(&tmp);
+	strbuf_release(&t);
+	return r;
+}

@@ -1,0 +1,19 @@
+/* store-int.h - internals shared by the local store's files */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef CIX_STORE_INT_H
+#define CIX_STORE_INT_H
+
+#include "store.h"
+
+/* Temporaries, STORE/.cix-tmp/tmp-PID-N (cix_store_tmp_name). */
+#define TMP_DIR ".cix-tmp"
+
+/*
+ * Under the path's lock, unless it became valid meanwhile: drop an invalid
+ * leftover of an earlier crash, rename the canonical tree TMP_DIR/tmp to
+ * info->path, register info. The caller removes tmp if it is still there.
+ */
+int cix_store_install(struct cix_store *s, const char *tmp, struct cix_path_info *info,
+		      struct cix_err *err);
+
+#endif

@@ -1,0 +1,366 @@
+/* wire.c - the Nix worker protocol's wire primitives, over a connection */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "wire.h"
+#include "util.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+
+void cix_wire_init(struct cix_wire *w, int fd)
+{
+	memset(w, 0, sizeof(*w));
+	w->fd = fd;
+	w->timeout_ms = 60000;
+	strbuf_init(&w->wbuf, 0);
+}
+
+void cix_wire_release(struct cix_wire *w)
+{
+	strbuf_release(&w->wbuf);
+}
+
+/* Wait up to timeout_ms (0: forever) for input: 1, or negative. */
+static int wait_input(struct cix_wire *w, int timeout_ms, struct cix_err *err)
+{
+	struct pollfd p = { .fd = w->fd, .events = POLLIN };
+	for (;;) {
+		int n = poll(&p, 1, timeout_ms > 0 ? timeout_ms : -1);
+		if (n > 0)
+			return 1;
+		if (n == 0)
+			return cix_error(err, -ETIMEDOUT, "the peer sent nothing for %d seconds",
+					 timeout_ms / 1000);
+		if (errno != EINTR)
+			return cix_error_errno(err, -errno, "cannot poll the connection");
+	}
+}
+
+/* Refill the read buffer: the number of bytes read, 0 at end of input. */
+static ssize_t fill(struct cix_wire *w, int timeout_ms, struct cix_err *err)
+{
+	int r;
+	if (w->eof)
+		return 0;
+	if ((r = wait_input(w, timeout_ms, err)) < 0)
+		return r;
+	for (;;) {
+		ssize_t n = read(w->fd, w->rbuf, sizeof(w->rbuf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return cix_error_errno(err, -errno, "cannot read from the connection");
+		if (n == 0)
+			w->eof = 1;
+		w->rpos = 0;
+		w->rlen = (size_t)n;
+		return n;
+	}
+}
+
+int cix_wire_wait(struct cix_wire *w, int timeout_ms, struct cix_err *err)
+{
+	if (w->rpos < w->rlen)
+		return 1;
+	ssize_t n = fill(w, timeout_ms, err);
+	return n < 0 ? (int)n : n > 0;
+}
+
+int cix_wire_read(struct cix_wire *w, void *buf, size_t len, struct cix_err *err)
+{
+	unsigned char *p = buf;
+	while (len) {
+		if (w->rpos == w->rlen) {
+			ssize_t n = fill(w, w->timeout_ms, err);
+			if (n < 0)
+				return (int)n;
+			if (n == 0)
+				return cix_error(err, -CIX_EFORMAT, "the connection ended in the middle of a message");
+		}
+		size_t k = w->rlen - w->rpos < len ? w->rlen - w->rpos : len;
+		memcpy(p, w->rbuf + w->rpos, k);
+		w->rpos += k;
+		w->bytes_in += k;
+		p += k;
+		len -= k;
+	}
+	return 0;
+}
+
+int cix_wire_read_u64(struct cix_wire *w, uint64_t *v, struct cix_err *err)
+{
+	unsigned char b[8];
+	int r = cix_wire_read(w, b, 8, err);
+	if (r < 0)
+		return r;
+	*v = cix_get_u64le(b);
+	return 0;
+}
+
+int cix_wire_read_bool(struct cix_wire *w, int *v, struct cix_err *err)
+{
+	uint64_t x;
+	int r = cix_wire_read_u64(w, &x, err);
+	if (r < 0)
+		return r;
+	if (x > 1)
+		return cix_error(err, -CIX_EFORMAT, "bad boolean %llu", (unsigned long long)x);
+	*v = (int)x;
+	return 0;
+}
+
+static int read_padding(struct cix_wire *w, uint64_t len, struct cix_err *err)
+{
+	unsigned char pad[8];
+	size_t n = (size_t)((8 - len % 8) % 8);
+	int r = cix_wire_read(w, pad, n, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++)
+		if (pad[i])
+			return cix_error(err, -CIX_EFORMAT, "non-zero padding");
+	return 0;
+}
+
+int cix_wire_read_string(struct cix_wire *w, struct strbuf *out, size_t max,
+			 struct cix_err *err)
+{
+	uint64_t len;
+	int r;
+	strbuf_reset(out);
+	if ((r = cix_wire_read_u64(w, &len, err)) < 0)
+		return r;
+	if (len > max)
+		return cix_error(err, -CIX_ELIMIT, "string of %llu bytes is longer than %zu",
+				 (unsigned long long)len, max);
+	strbuf_grow(out, (size_t)len);
+	if ((r = cix_wire_read(w, out->buf, (size_t)len, err)) < 0)
+		return r;
+	strbuf_setlen(out, (size_t)len);
+	return read_padding(w, len, err);
+}
+
+int cix_wire_read_strings(struct cix_wire *w, struct strvec *out, size_t max_count,
+			  size_t max_len, struct cix_err *err)
+{
+	struct strbuf s = STRBUF_INIT;
+	uint64_t n;
+	int r;
+	if ((r = cix_wire_read_u64(w, &n, err)) < 0)
+		return r;
+	if (n > max_count)
+		return cix_error(err, -CIX_ELIMIT, "list of %llu items is longer than %zu",
+				 (unsigned long long)n, max_count);
+	for (uint64_t i = 0; i < n; i++) {
+		if ((r = cix_wire_read_string(w, &s, max_len, err)) < 0)
+			break;
+		if (memchr(s.buf, '\0', s.len)) {
+			r = cix_error(err, -CIX_EFORMAT, "string holds a NUL byte");
+			break;
+		}
+		strvec_push(out, s.buf);
+	}
+	strbuf_release(&s);
+	return r < 0 ? r : 0;
+}
+
+int cix_wire_skip(struct cix_wire *w, uint64_t len, struct cix_err *err)
+{
+	unsigned char buf[4096];
+	while (len) {
+		size_t k = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+		int r = cix_wire_read(w, buf, k, err);
+		if (r < 0)
+			return r;
+		len -= k;
+	}
+	return 0;
+}
+
+void cix_wire_write(struct cix_wire *w, const void *buf, size_t len)
+{
+	strbuf_add(&w->wbuf, buf, len);
+}
+
+void cix_wire_write_u64(struct cix_wire *w, uint64_t v)
+{
+	unsigned char b[8];
+	cix_put_u64le(b, v);
+	strbuf_add(&w->wbuf, b, 8);
+}
+
+void cix_wire_write_string(struct cix_wire *w, const char *s, size_t len)
+{
+	static const unsigned char zero[8];
+	cix_wire_write_u64(w, len);
+	strbuf_add(&w->wbuf, s, len);
+	strbuf_add(&w->wbuf, zero, (8 - len % 8) % 8);
+}
+
+void cix_wire_write_str(struct cix_wire *w, const char *s)
+{
+	cix_wire_write_string(w, s ? s : "", s ? strlen(s) : 0);
+}
+
+void cix_wire_write_strings(struct cix_wire *w, const char *const *v, size_t n)
+{
+	cix_wire_write_u64(w, n);
+	for (size_t i = 0; i < n; i++)
+		cix_wire_write_str(w, v[i]);
+}
+
+int cix_wire_flush(struct cix_wire *w, struct cix_err *err)
+{
+	int r = 0;
+	if (w->wbuf.len && (r = cix_write_full(w->fd, w->wbuf.buf, w->wbuf.len)) < 0)
+		r = cix_error_errno(err, r, "cannot write to the connection");
+	strbuf_reset(&w->wbuf);
+	return r;
+}
+
+/* ---- Sources ---- */
+
+static ssize_t count(struct cix_wire_source *src, size_t n)
+{
+	if (src->max && (n > src->max || src->total > src->max - n))
+		return cix_error(&src->err, -CIX_ELIMIT, "more than %llu bytes of data",
+				 (unsigned long long)src->max);
+	src->total += n;
+	return (ssize_t)n;
+}
+
+ssize_t cix_wire_source_read(void *opaque, void *buf, size_t len)
+{
+	struct cix_wire_source *src = opaque;
+	struct cix_wire *w = src->w;
+	if (!len)
+		return 0;
+	if (w->rpos == w->rlen) {
+		ssize_t n = fill(w, w->timeout_ms, &src->err);
+		if (n <= 0)
+			return n;
+	}
+	size_t k = w->rlen - w->rpos < len ? w->rlen - w->rpos : len;
+	ssize_t r = count(src, k);
+	if (r < 0)
+		return r;
+	memcpy(buf, w->rbuf + w->rpos, k);
+	w->rpos += k;
+	w->bytes_in += k;
+	return (ssize_t)k;
+}
+
+ssize_t cix_wire_framed_read(void *opaque, void *buf, size_t len)
+{
+	struct cix_wire_source *src = opaque;
+	int r;
+	while (!src->done && !src->left) {
+		if ((r = cix_wire_read_u64(src->w, &src->left, &src->err)) < 0)
+			return r;
+		if (!src->left)
+			src->done = 1;
+	}
+	if (src->done || !len)
+		return 0;
+	size_t k = src->left < len ? (size_t)src->left : len;
+	ssize_t c = count(src, k);
+	if (c < 0)
+		return c;
+	if ((r = cix_wire_read(src->w, buf, k, &src->err)) < 0)
+		return r;
+	src->left -= k;
+	return (ssize_t)k;
+}
+
+int cix_wire_framed_drain(struct cix_wire_source *src, struct cix_err *err)
+{
+	unsigned char buf[65536];
+	src->max = 0;
+	for (;;) {
+		ssize_t n = cix_wire_framed_read(src, buf, sizeof(buf));
+		if (n < 0) {
+			if (err)
+				*err = src->err;
+			return (int)n;
+		}
+		if (n == 0)
+			return 0;
+	}
+}
+
+/* ---- stderr frames ---- */
+
+void cix_wire_stderr_next(struct cix_wire *w, const char *msg)
+{
+	cix_wire_write_u64(w, CIX_STDERR_NEXT);
+	cix_wire_write_str(w, msg);
+}
+
+void cix_wire_stderr_last(struct cix_wire *w)
+{
+	cix_wire_write_u64(w, CIX_STDERR_LAST);
+}
+
+void cix_wire_stderr_error(struct cix_wire *w, unsigned minor, const char *msg,
+			   unsigned status)
+{
+	cix_wire_write_u64(w, CIX_STDERR_ERROR);
+	if (minor >= 26) {
+		cix_wire_write_str(w, "Error");
+		cix_wire_write_u64(w, 0);          /* level: error */
+		cix_wire_write_str(w, "Error");    /* name */
+		cix_wire_write_str(w, msg);
+		cix_wire_write_u64(w, 0);          /* no position */
+		cix_wire_write_u64(w, 0);          /* no traces */
+	} else {
+		cix_wire_write_str(w, msg);
+		cix_wire_write_u64(w, status ? status : 1);
+	}
+}
+
+static void write_fields(struct cix_wire *w, const struct cix_wire_field *fields, size_t n)
+{
+	cix_wire_write_u64(w, n);
+	for (size_t i = 0; i < n; i++) {
+		cix_wire_write_u64(w, fields[i].is_string ? 1 : 0);
+		if (fields[i].is_string)
+			cix_wire_write_str(w, fields[i].s);
+		else
+			cix_wire_write_u64(w, fields[i].i);
+	}
+}
+
+void cix_wire_start_activity(struct cix_wire *w, unsigned minor, uint64_t id, uint64_t level,
+			     uint64_t type, const char *text,
+			     const struct cix_wire_field *fields, size_t n, uint64_t parent)
+{
+	if (minor < 20)
+		return;
+	cix_wire_write_u64(w, CIX_STDERR_START_ACTIVITY);
+	cix_wire_write_u64(w, id);
+	cix_wire_write_u64(w, level);
+	cix_wire_write_u64(w, type);
+	cix_wire_write_str(w, text);
+	write_fields(w, fields, n);
+	cix_wire_write_u64(w, parent);
+}
+
+void cix_wire_stop_activity(struct cix_wire *w, unsigned minor, uint64_t id)
+{
+	if (minor < 20)
+		return;
+	cix_wire_write_u64(w, CIX_STDERR_STOP_ACTIVITY);
+	cix_wire_write_u64(w, id);
+}
+
+void cix_wire_result(struct cix_wire *w, unsigned minor, uint64_t id, uint64_t type,
+		     const struct cix_wire_field *fields, size_t n)
+{
+	if (minor < 20)
+		return;
+	cix_wire_write_u64(w, CIX_STDERR_RESULT);
+	cix_wire_write_u64(w, id);
+	cix_wire_write_u64(w, type);
+	write_fields(w, fields, n);
+}
