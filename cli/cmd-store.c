@@ -247,7 +247,7 @@ int cmd_store(int argc, char **argv)
 
 	struct cix_store *s;
 	struct cix_err err = { 0 };
-	if (cix_store_open(NULL, NULL, &s, &err) < 0)
+	if (cix_store_open_client(&s, &err) < 0)
 		return error_err(&err);
 	r = op->fn(s, &flags, argv + optind, argc - optind);
 	cix_store_close(s);

@@ -133,7 +133,7 @@ int topo_print(struct cix_store *s, const struct pathset *ps, struct strbuf *out
 {
 	struct cix_db_graph g;
 	/* Outputs of a derivation may not be valid: they then refer to nothing. */
-	int r = cix_db_graph(s->db, (const char *const *)ps->v, ps->nr, CIX_DB_EDGES_PATH,
+	int r = cix_store_graph(s, (const char *const *)ps->v, ps->nr, CIX_DB_EDGES_PATH,
 			     &g, err);
 	if (r < 0)
 		return r;
@@ -147,7 +147,7 @@ static int closure_print(struct cix_store *s, int mode, char **paths, size_t n,
 			 struct cix_err *err)
 {
 	struct cix_db_graph g;
-	int r = cix_db_graph(s->db, (const char *const *)paths, n,
+	int r = cix_store_graph(s, (const char *const *)paths, n,
 			     mode == QUERY_REQUISITES ? CIX_DB_EDGES_REQUISITES
 						      : CIX_DB_EDGES_REFERRERS_CLOSURE,
 			     &g, err);
@@ -175,7 +175,7 @@ static int print_tree(struct cix_store *s, const char *path, const char *first,
 	}
 	set_add(path, done);
 	printf("%s%s\n", first, path);
-	if ((r = cix_db_references(s->db, path, set_add, &refs, err)) < 0)
+	if ((r = cix_store_references(s, path, set_add, &refs, err)) < 0)
 		goto out;
 	/* Capture the topological order of the references, then recurse. */
 	r = topo_print(s, &refs, &order, err);
@@ -217,7 +217,7 @@ static int print_graph(struct cix_store *s, struct pathset *work, struct cix_err
 			set_add(p, &done);
 			printf("\"%s\" [label = \"%s\", shape = box, style = filled, "
 			       "fillcolor = \"#ff0000\"];\n", base, name);
-			r = cix_db_references(s->db, p, set_add, &refs, err);
+			r = cix_store_references(s, p, set_add, &refs, err);
 			for (size_t i = 0; !r && i < refs.nr; i++) {
 				if (!strcmp(refs.v[i], p))
 					continue;
@@ -244,15 +244,15 @@ static int query_one(struct cix_store *s, int mode, const char *path, struct pat
 
 	switch (mode) {
 	case QUERY_REFERENCES:
-		return cix_db_references(s->db, path, set_add, ps, err);
+		return cix_store_references(s, path, set_add, ps, err);
 	case QUERY_REFERRERS:
-		return cix_db_referrers(s->db, path, set_add, ps, err);
+		return cix_store_referrers(s, path, set_add, ps, err);
 	case QUERY_VALID_DERIVERS:
-		return cix_db_valid_derivers(s->db, path, set_add, ps, err);
+		return cix_store_valid_derivers(s, path, set_add, ps, err);
 	case QUERY_OUTPUTS:
-		return cix_db_drv_outputs(s->db, path, set_add, ps, err);
+		return cix_store_drv_outputs_list(s, path, set_add, ps, err);
 	}
-	if ((r = cix_db_query(s->db, path, &info, err)) < 0)
+	if ((r = cix_store_query(s, path, &info, err)) < 0)
 		return r;
 	if (mode == QUERY_DERIVER)
 		puts(info.deriver ? info.deriver : "unknown-deriver");
@@ -281,13 +281,13 @@ int op_query(struct cix_store *s, const struct store_flags *f, char **args, int 
 			break;
 		if (f->query == QUERY_TREE) {
 			struct pathset done = { 0 };
-			if ((r = cix_db_is_valid(s->db, args[i], &err)) == 0)
+			if ((r = cix_store_is_valid(s, args[i], &err)) == 0)
 				r = cix_error(&err, -CIX_ENOTFOUND, "path '%s' is not valid", args[i]);
 			if (r > 0)
 				r = print_tree(s, args[i], "", "", &done, &err);
 			set_release(&done);
 		} else if (f->query == QUERY_GRAPH) {
-			if ((r = cix_db_is_valid(s->db, args[i], &err)) == 0)
+			if ((r = cix_store_is_valid(s, args[i], &err)) == 0)
 				r = cix_error(&err, -CIX_ENOTFOUND, "path '%s' is not valid", args[i]);
 			if (r > 0)
 				r = set_add(args[i], &ps);
@@ -312,7 +312,7 @@ int op_check_validity(struct cix_store *s, const struct store_flags *f, char **a
 		struct cix_err err = { 0 };
 		int r = cix_store_check_path(s, args[i], &err);
 		if (r >= 0)
-			r = cix_db_is_valid(s->db, args[i], &err);
+			r = cix_store_is_valid(s, args[i], &err);
 		if (r < 0)
 			return error_err(&err);
 		if (!r) {
@@ -327,6 +327,8 @@ int op_check_validity(struct cix_store *s, const struct store_flags *f, char **a
 int op_delete(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
 	int status = 0;
+	if (s->remote)
+		return error("deleting paths through the daemon is not supported yet");
 	for (int i = 0; i < nargs; i++) {
 		struct cix_err err = { 0 };
 		struct cix_path_lock lock;

@@ -5,6 +5,7 @@
 #include "build.h"
 #include "buildlog.h"
 #include "drv.h"
+#include "remote.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,14 +68,15 @@ int op_realise(struct cix_store *s, const struct store_flags *f, char **args, in
 			break;
 		if (is_drv(paths[i]))
 			drvs[nr++] = paths[i];
-		else if ((r = cix_db_is_valid(s->db, paths[i], &err)) == 0)
+		else if ((r = cix_store_is_valid(s, paths[i], &err)) == 0)
 			r = cix_error(&err, -CIX_ENOTFOUND,
 				      "path '%s' is not valid and has no derivation here", paths[i]);
 		else if (r > 0)
 			r = 0;
 	}
 	if (!r)
-		r = cix_build_derivations(s, drvs, nr, &opts, &err);
+		r = s->remote ? cix_remote_build(s->remote, drvs, nr, &opts, &err)
+			      : cix_build_derivations(s, drvs, nr, &opts, &err);
 	for (int i = 0; !r && i < nargs; i++) {
 		const char *bang = strchr(args[i], '!');
 		if (is_drv(paths[i]))
@@ -103,7 +105,7 @@ int op_read_log(struct cix_store *s, const struct store_flags *f, char **args, i
 		size_t len = strlen(drv);
 		int r = cix_store_check_path(s, drv, &err);
 		if (r == 0 && (len < 4 || strcmp(drv + len - 4, ".drv"))) {
-			if ((r = cix_db_query(s->db, drv, &info, &err)) == 0 && !info.deriver)
+			if ((r = cix_store_query(s, drv, &info, &err)) == 0 && !info.deriver)
 				r = cix_error(&err, -CIX_ENOTFOUND, "path '%s' has no deriver", drv);
 			drv = info.deriver;
 		}

@@ -146,7 +146,10 @@ static int serve_ops(struct conn *c, struct cix_err *err)
 		struct cix_err e = { 0 };
 		r = o->fn(c, &e);
 		if (r < 0) {
-			if (r == -CIX_EFORMAT || r == -ETIMEDOUT || c->w.eof) {
+			if (c->broken || c->w.failed || c->w.eof) {
+				/* Say why if we can, then end the connection. */
+				cix_wire_stderr_error(&c->w, c->minor, e.msg, 1);
+				cix_wire_flush(&c->w, NULL);
 				/* The client broke the protocol: nothing more to say. */
 				*err = e;
 				return r;

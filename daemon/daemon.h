@@ -47,6 +47,11 @@ struct conn {
 	struct cix_build_opts build;
 	struct strvec temp_roots;    /* added by this client */
 	uint64_t next_activity;
+	/*
+	 * An operation could not read all of its request (a NAR that failed
+	 * half-way): the stream is out of step, the connection must end.
+	 */
+	int broken;
 };
 
 /* Serve one connection (fd) to its end; returns the worker's exit status. */

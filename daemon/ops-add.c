@@ -55,8 +55,10 @@ static int op_add_to_store(struct conn *c, struct cix_err *err)
 	enum cix_hash_algo algo = CIX_HASH_SHA256;
 	int repair, r;
 
-	if (c->minor < 25)
-		return cix_error(err, -CIX_EFORMAT, "AddToStore needs protocol 1.25 or later");
+	if (c->minor < 25) {
+		c->broken = 1;   /* the older form is not read: the stream is lost */
+		return cix_error(err, -CIX_EUNSUPPORTED, "AddToStore needs protocol 1.25 or later");
+	}
 	if ((r = cix_wire_read_string(&c->w, &name, CIX_WIRE_MAX_PATH, err)) < 0 ||
 	    (r = cix_wire_read_string(&c->w, &method, 64, err)) < 0 ||
 	    (r = conn_read_paths(c, &refs, err)) < 0 ||
@@ -74,7 +76,7 @@ static int op_add_to_store(struct conn *c, struct cix_err *err)
 		int d = cix_wire_framed_drain(&src, &e2);
 		if (d < 0) {
 			*err = e2;
-			r = -CIX_EFORMAT;   /* the stream is broken: end the connection */
+			c->broken = 1;   /* the stream is broken: end the connection */
 			goto out;
 		}
 	}
@@ -195,7 +197,7 @@ static int op_add_to_store_nar(struct conn *c, struct cix_err *err)
 			struct cix_err e2 = { 0 };
 			if (cix_wire_framed_drain(&src, &e2) < 0) {
 				*err = e2;
-				r = -CIX_EFORMAT;
+				c->broken = 1;
 				goto out;
 			}
 		}
@@ -203,19 +205,17 @@ static int op_add_to_store_nar(struct conn *c, struct cix_err *err)
 		struct tunnel t = { .c = c, .chunk = STRBUF_INIT };
 		if (!r)
 			r = cix_store_add_nar(c->s, &info, need_ca, tunnel_read, &t, err);
-		if (r < 0 && t.err.code) {
+		if (r < 0 && t.err.code)
 			*err = t.err;
-			r = -CIX_EFORMAT;
-		}
 		strbuf_release(&t.chunk);
 		if (r < 0)
-			r = -CIX_EFORMAT;   /* the tunnel cannot be resynchronised */
+			c->broken = 1;   /* the tunnel cannot be resynchronised */
 	} else {
 		struct cix_wire_source src = CIX_WIRE_SOURCE_INIT(&c->w);
 		if (!r)
 			r = cix_store_add_nar(c->s, &info, need_ca, cix_wire_source_read, &src, err);
 		if (r < 0)
-			r = -CIX_EFORMAT;   /* a raw NAR cannot be skipped */
+			c->broken = 1;   /* a raw NAR cannot be skipped */
 	}
 	if (!r)
 		conn_last(c);
@@ -249,7 +249,7 @@ static int op_nar_from_path(struct conn *c, struct cix_err *err)
 		conn_last(c);
 		r = cix_nar_dump(p.buf, wire_sink, c, err);
 		if (r < 0)
-			r = -CIX_EFORMAT;   /* the NAR was begun: end the connection */
+			c->broken = 1;   /* the NAR was begun: end the connection */
 	}
 	strbuf_release(&p);
 	return r;
@@ -294,7 +294,7 @@ static int op_export_path(struct conn *c, struct cix_err *err)
 		if (!r)
 			r = tunnel_flush(&t);
 		if (r < 0)
-			r = -CIX_EFORMAT;
+			c->broken = 1;
 		else {
 			conn_last(c);
 			cix_wire_write_u64(&c->w, 1);
@@ -312,13 +312,15 @@ static int op_import_paths(struct conn *c, struct cix_err *err)
 	struct tunnel t = { .c = c, .chunk = STRBUF_INIT };
 	struct strvec paths = STRVEC_INIT;
 	int r = conn_need_trust(c, "import unsigned paths", err);
-	if (r)
-		return -CIX_EFORMAT;   /* the stream that follows cannot be skipped */
-	r = cix_store_import(c->s, tunnel_read, &t, strvec_push_fn, &paths, err);
-	if (r < 0 && t.err.code) {
-		*err = t.err;
-		r = -CIX_EFORMAT;
+	if (r) {
+		c->broken = 1;   /* the stream that follows cannot be skipped */
+		return r;
 	}
+	r = cix_store_import(c->s, tunnel_read, &t, strvec_push_fn, &paths, err);
+	if (r < 0 && t.err.code)
+		*err = t.err;
+	if (r < 0)
+		c->broken = 1;
 	if (!r) {
 		conn_last(c);
 		cix_wire_write_strings(&c->w, (const char *const *)paths.v, paths.nr);

@@ -168,13 +168,10 @@ static int op_build_paths(struct conn *c, struct cix_err *err)
 {
 	struct strvec targets = STRVEC_INIT, drvs = STRVEC_INIT;
 	int r = read_targets(c, &targets, &drvs, err);
-	int m = r ? 0 : read_build_mode(c, err);
-	if (!r && m < 0 && err->code == -CIX_EFORMAT)
-		r = m;
-	if (!r && !m)
+	if (!r)
+		r = read_build_mode(c, err);
+	if (!r)
 		r = build(c, (const char *const *)drvs.v, drvs.nr, err);
-	if (!r && m)
-		r = m;
 	c->build.check = 0;
 	if (!r) {
 		conn_last(c);

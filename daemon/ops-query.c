@@ -293,6 +293,28 @@ static int op_query_substitutable_path_infos(struct conn *c, struct cix_err *err
 	return r;
 }
 
+/* A setting given by name; those that would weaken isolation are ignored. */
+static void set_override(struct conn *c, const char *key, const char *value)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(value, &end, 10);
+	int num = *value && !*end && !errno && *value != '-';
+	if (!strcmp(key, "timeout") && num && v < 10ULL * 365 * 86400)
+		c->build.timeout = (unsigned)v;
+	else if (!strcmp(key, "max-silent-time") && num && v < 10ULL * 365 * 86400)
+		c->build.max_silent = (unsigned)v;
+	else if (!strcmp(key, "max-build-log-size") && num)
+		c->build.max_log = v;
+	else if (!strcmp(key, "cores") && num && v <= 1024)
+		c->build.cores = (unsigned)v;
+	else if (!strcmp(key, "max-jobs") && num && v && v <= 1024)
+		c->build.max_jobs = (unsigned)v;
+	else if (!strcmp(key, "keep-failed"))
+		c->build.keep_failed = !strcmp(value, "true");
+	/* sandbox, build-users-group, substituters...: the daemon's own */
+}
+
 /*
  * Settings a client may change: what only affects its own builds. Others
  * (sandbox, substituters, build users...) are the daemon's: ignored
@@ -309,11 +331,14 @@ static int op_set_options(struct conn *c, struct cix_err *err)
 	for (int i = 0; !r && i < 12; i++)
 		r = cix_wire_read_u64(&c->w, &v[i], err);
 	if (!r && c->minor >= 12) {
-		if (!(r = cix_wire_read_u64(&c->w, &n, err)) && n > 1024)
+		if (!(r = cix_wire_read_u64(&c->w, &n, err)) && n > 1024) {
+			c->broken = 1;
 			r = cix_error(err, -CIX_ELIMIT, "too many settings");
+		}
 		for (uint64_t i = 0; !r && i < n; i++)
-			if (!(r = cix_wire_read_string(&c->w, &k, 256, err)))
-				r = cix_wire_read_string(&c->w, &val, 65536, err);
+			if (!(r = cix_wire_read_string(&c->w, &k, 256, err)) &&
+			    !(r = cix_wire_read_string(&c->w, &val, 65536, err)))
+				set_override(c, k.buf, val.buf);
 	}
 	if (r)
 		goto out;

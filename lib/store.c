@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "store.h"
 #include "store-int.h"
+#include "remote.h"
 #include "encoding.h"
 #include "nar.h"
 #include "nar-read.h"
@@ -184,6 +185,7 @@ void cix_store_close(struct cix_store *s)
 {
 	if (!s)
 		return;
+	cix_remote_close(s->remote);
 	cix_db_close(s->db);
 	if (s->store_fd >= 0)
 		close(s->store_fd);
@@ -427,6 +429,10 @@ int cix_store_add(struct cix_store *s, const char *src, enum cix_add_method meth
 	name = basename(copy);
 	if ((r = cix_store_name_check(name, strlen(name), err)) < 0)
 		goto out;
+	if (s->remote) {
+		r = cix_remote_add(s->remote, src, name, method, algo, out, err);
+		goto out;
+	}
 	if (method == CIX_ADD_FLAT) {
 		/* Only a regular file has a flat hash; refuse anything else first. */
 		struct stat st;

@@ -20,11 +20,14 @@
  * are removed: invalid paths when their lock is next taken, temporaries of
  * dead processes by cix_store_open.
  */
+struct cix_remote;
+
 struct cix_store {
 	char *store_dir;
 	char *state_dir;
-	int store_fd;           /* the store directory, O_PATH */
-	struct cix_db *db;
+	int store_fd;           /* the store directory, O_PATH (-1 if not there) */
+	struct cix_db *db;      /* NULL when the store is the daemon's */
+	struct cix_remote *remote;   /* the daemon that owns the store, or NULL */
 };
 
 /* $CIX_STATE_DIR or "/var/cix". */
@@ -83,6 +86,35 @@ int cix_store_check_drv(struct cix_store *s, const char *path, const char *file,
  */
 int cix_store_add_nar(struct cix_store *s, struct cix_path_info *info, int need_ca,
 		      cix_source_fn src, void *opaque, struct cix_err *err);
+
+/*
+ * The store as a command sees it: through the daemon when
+ * $CIX_DAEMON_SOCKET is set, or when the store exists and this user may
+ * not write it (the daemon's socket is then
+ * $CIX_STATE_DIR/daemon-socket/socket); the local store otherwise.
+ */
+int cix_store_open_client(struct cix_store **out, struct cix_err *err);
+
+/*
+ * Queries that work on either kind of store (lib/store-api.c); they
+ * behave as the cix_db_* functions of the same names.
+ */
+int cix_store_is_valid(struct cix_store *s, const char *path, struct cix_err *err);
+int cix_store_query(struct cix_store *s, const char *path, struct cix_path_info *info,
+		    struct cix_err *err);
+int cix_store_references(struct cix_store *s, const char *path, cix_path_fn fn, void *opaque,
+			 struct cix_err *err);
+int cix_store_referrers(struct cix_store *s, const char *path, cix_path_fn fn, void *opaque,
+			struct cix_err *err);
+int cix_store_valid_derivers(struct cix_store *s, const char *path, cix_path_fn fn,
+			     void *opaque, struct cix_err *err);
+int cix_store_drv_outputs_list(struct cix_store *s, const char *drv_path, cix_path_fn fn,
+			       void *opaque, struct cix_err *err);
+int cix_store_graph(struct cix_store *s, const char *const *paths, size_t n,
+		    enum cix_db_edges_mode mode, struct cix_db_graph *g, struct cix_err *err);
+/* The NAR of a valid path into sink (read locally, or from the daemon). */
+int cix_store_dump(struct cix_store *s, const char *path, cix_sink_fn sink, void *opaque,
+		   struct cix_err *err);
 
 /* Remove a store path's files (not its database row); missing is fine. */
 int cix_remove_path(struct cix_store *s, const char *path, struct cix_err *err);

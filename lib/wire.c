@@ -73,6 +73,8 @@ int cix_wire_read(struct cix_wire *w, void *buf, size_t len, struct cix_err *err
 	while (len) {
 		if (w->rpos == w->rlen) {
 			ssize_t n = fill(w, w->timeout_ms, err);
+			if (n <= 0)
+				w->failed = 1;
 			if (n < 0)
 				return (int)n;
 			if (n == 0)
@@ -104,8 +106,10 @@ int cix_wire_read_bool(struct cix_wire *w, int *v, struct cix_err *err)
 	int r = cix_wire_read_u64(w, &x, err);
 	if (r < 0)
 		return r;
-	if (x > 1)
+	if (x > 1) {
+		w->failed = 1;
 		return cix_error(err, -CIX_EFORMAT, "bad boolean %llu", (unsigned long long)x);
+	}
 	*v = (int)x;
 	return 0;
 }
@@ -118,8 +122,10 @@ static int read_padding(struct cix_wire *w, uint64_t len, struct cix_err *err)
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++)
-		if (pad[i])
+		if (pad[i]) {
+			w->failed = 1;
 			return cix_error(err, -CIX_EFORMAT, "non-zero padding");
+		}
 	return 0;
 }
 
@@ -131,9 +137,11 @@ int cix_wire_read_string(struct cix_wire *w, struct strbuf *out, size_t max,
 	strbuf_reset(out);
 	if ((r = cix_wire_read_u64(w, &len, err)) < 0)
 		return r;
-	if (len > max)
+	if (len > max) {
+		w->failed = 1;
 		return cix_error(err, -CIX_ELIMIT, "string of %llu bytes is longer than %zu",
 				 (unsigned long long)len, max);
+	}
 	strbuf_grow(out, (size_t)len);
 	if ((r = cix_wire_read(w, out->buf, (size_t)len, err)) < 0)
 		return r;
@@ -149,14 +157,19 @@ int cix_wire_read_strings(struct cix_wire *w, struct strvec *out, size_t max_cou
 	int r;
 	if ((r = cix_wire_read_u64(w, &n, err)) < 0)
 		return r;
-	if (n > max_count)
+	if (n > max_count) {
+		w->failed = 1;
 		return cix_error(err, -CIX_ELIMIT, "list of %llu items is longer than %zu",
 				 (unsigned long long)n, max_count);
+	}
 	for (uint64_t i = 0; i < n; i++) {
 		if ((r = cix_wire_read_string(w, &s, max_len, err)) < 0)
 			break;
 		if (memchr(s.buf, '\0', s.len)) {
+			/* read whole: the stream is still in step */
 			r = cix_error(err, -CIX_EFORMAT, "string holds a NUL byte");
+			for (uint64_t k = i + 1; k < n && !w->failed; k++)
+				cix_wire_read_string(w, &s, max_len, NULL);
 			break;
 		}
 		strvec_push(out, s.buf);
@@ -243,8 +256,10 @@ ssize_t cix_wire_source_read(void *opaque, void *buf, size_t len)
 	}
 	size_t k = w->rlen - w->rpos < len ? w->rlen - w->rpos : len;
 	ssize_t r = count(src, k);
-	if (r < 0)
+	if (r < 0) {
+		w->failed = 1;
 		return r;
+	}
 	memcpy(buf, w->rbuf + w->rpos, k);
 	w->rpos += k;
 	w->bytes_in += k;
@@ -265,8 +280,10 @@ ssize_t cix_wire_framed_read(void *opaque, void *buf, size_t len)
 		return 0;
 	size_t k = src->left < len ? (size_t)src->left : len;
 	ssize_t c = count(src, k);
-	if (c < 0)
+	if (c < 0) {
+		src->w->failed = 1;
 		return c;
+	}
 	if ((r = cix_wire_read(src->w, buf, k, &src->err)) < 0)
 		return r;
 	src->left -= k;

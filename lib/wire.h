@@ -51,6 +51,7 @@ struct cix_wire {
 	size_t rpos, rlen;
 	struct strbuf wbuf;
 	int eof;             /* the peer closed its end */
+	int failed;          /* a read failed: the stream is out of step */
 	uint64_t bytes_in;   /* read so far, for limits */
 };
 

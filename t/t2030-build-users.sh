@@ -92,13 +92,14 @@ test_expect_success NIX,BUILDUSERS 'two builds at once have two users; a third w
 	cat p.log && sort -u seen &&
 	# Every build had a build user of the group...
 	test -z "$(awk -v a=$UA -v b=$UB "\$2 != a && \$2 != b" seen)" &&
-	# ...the first two, running together, two different ones...
-	u1=$(awk "\$1 == 1 { print \$2; exit }" seen) &&
-	u2=$(awk "\$1 == 2 { print \$2; exit }" seen) &&
+	# ...the two that started first, together, two different ones...
+	sed -n "s/^start-\\([123]\\) \\([0-9]*\\)$/\\1 \\2/p" p.log | sort -k2 -n >starts &&
+	test_line_count = 3 starts &&
+	a=$(sed -n "1s/ .*//p" starts) && b=$(sed -n "2s/ .*//p" starts) &&
+	u1=$(awk "\$1 == $a { print \$2; exit }" seen) &&
+	u2=$(awk "\$1 == $b { print \$2; exit }" seen) &&
 	test -n "$u1" && test -n "$u2" && test "$u1" != "$u2" &&
 	# ...and the third started once one of them had ended.
-	sed -n "s/^start-\([123]\) \([0-9]*\)$/\1 \2/p" p.log | sort -k2 -n >starts &&
-	test_line_count = 3 starts &&
 	awk "NR <= 2 { first = first ? first : \$2 } NR == 3 { exit !(\$2 - first > 1500000000) }" starts
 '
 

@@ -21,7 +21,7 @@ export NIX_CONFIG
 LC_ALL=C
 export LC_ALL
 
-test_name=$(basename "$0" .sh)
+test_name=$(basename "$0" .sh)${CIX_TEST_DAEMON:+-daemon}
 TRASH_DIRECTORY=$CIX_SRC_DIR/t/trash.$test_name
 rm -rf "$TRASH_DIRECTORY"
 mkdir -p "$TRASH_DIRECTORY" || exit 1
@@ -48,6 +48,40 @@ if command -v nix-store >/dev/null 2>&1 && command -v nix-hash >/dev/null 2>&1; 
 fi
 
 say () { printf '# %s\n' "$*"; }
+
+# With CIX_TEST_DAEMON set, every `cix store` of a test goes through a
+# cix-daemon serving that test's store (one per state directory, started
+# on first use, stopped by test_done), as a client of the daemon would:
+# the suites that apply run both ways (make check-daemon).
+test_stop_daemons_ () {
+	if [ -f "$TRASH_DIRECTORY/.daemons" ]; then
+		kill $(cat "$TRASH_DIRECTORY/.daemons") 2>/dev/null
+		rm -f "$TRASH_DIRECTORY/.daemons"
+	fi
+}
+if [ -n "${CIX_TEST_DAEMON:-}" ]; then
+	test_set_prereq DAEMON
+	cix () {
+		if [ "${1:-}" != store ]; then
+			command cix "$@"
+			return
+		fi
+		sock_=${CIX_STATE_DIR:-/var/cix}/test-daemon.sock
+		if [ ! -S "$sock_" ]; then
+			mkdir -p "${CIX_STATE_DIR:-/var/cix}"
+			CIX_CONF_FILE=/dev/null cix-daemon --listen "$sock_" \
+				>>"$TRASH_DIRECTORY/.daemon.log" 2>&1 &
+			echo $! >>"$TRASH_DIRECTORY/.daemons"
+			for i_ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+				[ -S "$sock_" ] && break
+				sleep 0.1
+			done
+		fi
+		CIX_DAEMON_SOCKET=$sock_ command cix "$@"
+	}
+else
+	test_set_prereq LOCAL
+fi
 
 test_ok_ () { test_count=$((test_count + 1)); printf 'ok %d - %s\n' "$test_count" "$1"; }
 test_failure_ () {
@@ -79,6 +113,7 @@ test_expect_success () {
 }
 
 test_done () {
+	test_stop_daemons_
 	printf '1..%d\n' "$test_count"
 	if [ "$test_failure" -eq 0 ]; then
 		cd "$CIX_SRC_DIR" && rm -rf "$TRASH_DIRECTORY"

@@ -1,0 +1,560 @@
+/* remote.c - a client of cix-daemon (or nix-daemon): the worker protocol, client side */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "remote.h"
+#include "encoding.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* The daemon must speak at least this minor version (framed AddToStore). */
+#define OLDEST_DAEMON_MINOR 25
+
+static void say(struct cix_remote *r, const char *s, size_t len)
+{
+	if (r->log_fd >= 0 && cix_write_full(r->log_fd, s, len) < 0)
+		r->log_fd = -1;
+}
+
+static int skip_fields(struct cix_remote *r, struct strbuf *first, struct cix_err *err)
+{
+	uint64_t n, type, v;
+	struct strbuf s = STRBUF_INIT;
+	int ret = cix_wire_read_u64(&r->w, &n, err);
+	if (!ret && n > 1024)
+		ret = cix_error(err, -CIX_EFORMAT, "too many fields");
+	for (uint64_t i = 0; !ret && i < n; i++) {
+		if ((ret = cix_wire_read_u64(&r->w, &type, err)) < 0)
+			break;
+		if (type == 0)
+			ret = cix_wire_read_u64(&r->w, &v, err);
+		else if (type == 1)
+			ret = cix_wire_read_string(&r->w, i == 0 && first ? first : &s,
+						   CIX_WIRE_MAX_STRING, err);
+		else
+			ret = cix_error(err, -CIX_EFORMAT, "bad field type");
+	}
+	strbuf_release(&s);
+	return ret;
+}
+
+/*
+ * Read the daemon's stderr frames up to LAST (0) or ERROR (the daemon's
+ * message in err). Messages and build log lines go to log_fd.
+ */
+static int process_stderr(struct cix_remote *r, struct cix_err *err)
+{
+	struct strbuf s = STRBUF_INIT;
+	uint64_t code, x;
+	int ret;
+	for (;;) {
+		if ((ret = cix_wire_read_u64(&r->w, &code, err)) < 0)
+			break;
+		if (code == CIX_STDERR_LAST) {
+			ret = 0;
+			break;
+		}
+		if (code == CIX_STDERR_NEXT) {
+			if ((ret = cix_wire_read_string(&r->w, &s, CIX_WIRE_MAX_STRING, err)) < 0)
+				break;
+			say(r, s.buf, s.len);
+		} else if (code == CIX_STDERR_START_ACTIVITY) {
+			/* id, level, type, text, fields, parent */
+			uint64_t id, level, type, parent;
+			if ((ret = cix_wire_read_u64(&r->w, &id, err)) < 0 ||
+			    (ret = cix_wire_read_u64(&r->w, &level, err)) < 0 ||
+			    (ret = cix_wire_read_u64(&r->w, &type, err)) < 0 ||
+			    (ret = cix_wire_read_string(&r->w, &s, CIX_WIRE_MAX_STRING, err)) < 0 ||
+			    (ret = skip_fields(r, NULL, err)) < 0 ||
+			    (ret = cix_wire_read_u64(&r->w, &parent, err)) < 0)
+				break;
+		} else if (code == CIX_STDERR_STOP_ACTIVITY) {
+			if ((ret = cix_wire_read_u64(&r->w, &x, err)) < 0)
+				break;
+		} else if (code == CIX_STDERR_RESULT) {
+			uint64_t id, type;
+			strbuf_reset(&s);
+			if ((ret = cix_wire_read_u64(&r->w, &id, err)) < 0 ||
+			    (ret = cix_wire_read_u64(&r->w, &type, err)) < 0 ||
+			    (ret = skip_fields(r, &s, err)) < 0)
+				break;
+			if (type == 101) {   /* a build log line */
+				strbuf_addch(&s, '\n');
+				say(r, s.buf, s.len);
+			}
+		} else if (code == CIX_STDERR_ERROR) {
+			struct strbuf msg = STRBUF_INIT;
+			if (r->minor >= 26) {
+				uint64_t level, pos, traces;
+				if ((ret = cix_wire_read_string(&r->w, &s, 64, err)) < 0 ||
+				    (ret = cix_wire_read_u64(&r->w, &level, err)) < 0 ||
+				    (ret = cix_wire_read_string(&r->w, &s, 256, err)) < 0 ||
+				    (ret = cix_wire_read_string(&r->w, &msg, CIX_WIRE_MAX_STRING, err)) < 0 ||
+				    (ret = cix_wire_read_u64(&r->w, &pos, err)) < 0 ||
+				    (ret = cix_wire_read_u64(&r->w, &traces, err)) < 0) {
+					strbuf_release(&msg);
+					break;
+				}
+				for (uint64_t i = 0; !ret && i < traces && i < 1024; i++)
+					if (!(ret = cix_wire_read_u64(&r->w, &pos, err)))
+						ret = cix_wire_read_string(&r->w, &s, CIX_WIRE_MAX_STRING, err);
+			} else {
+				if ((ret = cix_wire_read_string(&r->w, &msg, CIX_WIRE_MAX_STRING, err)) == 0)
+					ret = cix_wire_read_u64(&r->w, &x, err);
+			}
+			if (!ret)
+				ret = cix_error(err, -CIX_EMISMATCH, "%s", msg.buf);
+			else
+				r->broken = 1;
+			strbuf_release(&msg);
+			strbuf_release(&s);
+			return ret;
+		} else {
+			ret = cix_error(err, -CIX_EFORMAT, "unknown message %#llx from the daemon",
+					(unsigned long long)code);
+			break;
+		}
+	}
+	if (ret < 0 && ret != -CIX_EMISMATCH)
+		r->broken = 1;
+	strbuf_release(&s);
+	return ret;
+}
+
+/* Send what is buffered, then read the frames up to the reply. */
+static int call(struct cix_remote *r, struct cix_err *err)
+{
+	int ret;
+	if (r->broken)
+		return cix_error(err, -EPIPE, "the connection to the daemon is broken");
+	if ((ret = cix_wire_flush(&r->w, err)) < 0) {
+		r->broken = 1;
+		return ret;
+	}
+	return process_stderr(r, err);
+}
+
+int cix_remote_open(const char *socket_path, struct cix_remote **out, struct cix_err *err)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct cix_remote *r;
+	uint64_t magic, version, x;
+	int fd, ret;
+
+	if (strlen(socket_path) >= sizeof(addr.sun_path))
+		return cix_error(err, -ENAMETOOLONG, "socket path '%s' is too long", socket_path);
+	strcpy(addr.sun_path, socket_path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return cix_error_errno(err, -errno, "cannot create a socket");
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		ret = cix_error_errno(err, -errno, "cannot connect to the daemon at '%s'", socket_path);
+		close(fd);
+		return ret;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->fd = fd;
+	r->log_fd = 2;
+	cix_wire_init(&r->w, fd);
+	r->w.timeout_ms = 0;   /* a build may keep the daemon quiet for long */
+	cix_wire_write_u64(&r->w, CIX_WORKER_MAGIC_1);
+	if ((ret = cix_wire_flush(&r->w, err)) < 0 ||
+	    (ret = cix_wire_read_u64(&r->w, &magic, err)) < 0)
+		goto fail;
+	if (magic != CIX_WORKER_MAGIC_2) {
+		ret = cix_error(err, -CIX_EFORMAT, "'%s' does not speak the worker protocol", socket_path);
+		goto fail;
+	}
+	if ((ret = cix_wire_read_u64(&r->w, &version, err)) < 0)
+		goto fail;
+	if (CIX_PROTOCOL_MAJOR(version) != CIX_PROTOCOL_MAJOR(CIX_PROTOCOL_VERSION) ||
+	    CIX_PROTOCOL_MINOR(version) < OLDEST_DAEMON_MINOR) {
+		ret = cix_error(err, -CIX_EUNSUPPORTED, "the daemon's protocol version %#llx is too old",
+				(unsigned long long)version);
+		goto fail;
+	}
+	r->minor = CIX_PROTOCOL_MINOR(version) < CIX_PROTOCOL_MINOR(CIX_PROTOCOL_VERSION)
+		   ? CIX_PROTOCOL_MINOR(version) : CIX_PROTOCOL_MINOR(CIX_PROTOCOL_VERSION);
+	cix_wire_write_u64(&r->w, CIX_PROTOCOL_VERSION);
+	cix_wire_write_u64(&r->w, 0);   /* no CPU affinity */
+	cix_wire_write_u64(&r->w, 0);   /* reserveSpace */
+	if ((ret = cix_wire_flush(&r->w, err)) < 0)
+		goto fail;
+	if (r->minor >= 33) {
+		struct strbuf v = STRBUF_INIT;
+		ret = cix_wire_read_string(&r->w, &v, 256, err);
+		strbuf_release(&v);
+		if (ret < 0)
+			goto fail;
+	}
+	(void)x;
+	if ((ret = process_stderr(r, err)) < 0)
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	cix_remote_close(r);
+	return ret;
+}
+
+void cix_remote_close(struct cix_remote *r)
+{
+	if (!r)
+		return;
+	cix_wire_release(&r->w);
+	close(r->fd);
+	free(r);
+}
+
+int cix_remote_is_valid(struct cix_remote *r, const char *path, struct cix_err *err)
+{
+	uint64_t v;
+	int ret;
+	cix_wire_write_u64(&r->w, 1);
+	cix_wire_write_str(&r->w, path);
+	if ((ret = call(r, err)) < 0 || (ret = cix_wire_read_u64(&r->w, &v, err)) < 0)
+		return ret;
+	return v != 0;
+}
+
+static int read_info(struct cix_remote *r, struct cix_path_info *info, struct cix_err *err)
+{
+	struct strbuf s = STRBUF_INIT;
+	struct strvec refs = STRVEC_INIT, sigs = STRVEC_INIT;
+	uint64_t t;
+	int ret, ultimate;
+	if ((ret = cix_wire_read_string(&r->w, &s, CIX_WIRE_MAX_PATH, err)) < 0)
+		goto out;
+	info->deriver = s.len ? xstrdup(s.buf) : NULL;
+	if ((ret = cix_wire_read_string(&r->w, &s, 128, err)) < 0)
+		goto out;
+	info->nar_hash.algo = CIX_HASH_SHA256;
+	info->nar_hash.len = 32;
+	if (cix_base16_decode(s.buf, s.len, info->nar_hash.bytes, 32) != 32) {
+		ret = cix_error(err, -CIX_EFORMAT, "bad NAR hash from the daemon");
+		goto out;
+	}
+	if ((ret = cix_wire_read_strings(&r->w, &refs, CIX_WIRE_MAX_LIST, CIX_WIRE_MAX_PATH, err)) < 0 ||
+	    (ret = cix_wire_read_u64(&r->w, &t, err)) < 0)
+		goto out;
+	info->reg_time = (int64_t)t;
+	if ((ret = cix_wire_read_u64(&r->w, &info->nar_size, err)) < 0 ||
+	    (ret = cix_wire_read_bool(&r->w, &ultimate, err)) < 0 ||
+	    (ret = cix_wire_read_strings(&r->w, &sigs, 1024, 4096, err)) < 0 ||
+	    (ret = cix_wire_read_string(&r->w, &s, 1024, err)) < 0)
+		goto out;
+	info->ca = s.len ? xstrdup(s.buf) : NULL;
+	info->refs = refs.v ? refs.v : xcalloc(1, sizeof(char *));
+	info->nr_refs = refs.nr;
+	refs = (struct strvec)STRVEC_INIT;
+	if (sigs.nr) {
+		struct strbuf j = STRBUF_INIT;
+		for (size_t i = 0; i < sigs.nr; i++)
+			strbuf_addf(&j, "%s%s", i ? " " : "", sigs.v[i]);
+		info->sigs = strbuf_detach(&j, NULL);
+	}
+out:
+	strbuf_release(&s);
+	strvec_clear(&refs);
+	strvec_clear(&sigs);
+	return ret;
+}
+
+int cix_remote_query(struct cix_remote *r, const char *path, struct cix_path_info *info,
+		     struct cix_err *err)
+{
+	uint64_t found;
+	int ret;
+	memset(info, 0, sizeof(*info));
+	cix_wire_write_u64(&r->w, 26);
+	cix_wire_write_str(&r->w, path);
+	if ((ret = call(r, err)) < 0 || (ret = cix_wire_read_u64(&r->w, &found, err)) < 0)
+		return ret;
+	if (!found)
+		return cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid", path);
+	info->path = xstrdup(path);
+	if ((ret = read_info(r, info, err)) < 0) {
+		r->broken = 1;
+		cix_path_info_release(info);
+		memset(info, 0, sizeof(*info));
+	}
+	return ret;
+}
+
+int cix_remote_list(struct cix_remote *r, uint64_t op, const char *path, cix_path_fn fn,
+		    void *opaque, struct cix_err *err)
+{
+	struct strvec out = STRVEC_INIT;
+	int ret;
+	cix_wire_write_u64(&r->w, op);
+	cix_wire_write_str(&r->w, path);
+	if ((ret = call(r, err)) == 0 &&
+	    (ret = cix_wire_read_strings(&r->w, &out, CIX_WIRE_MAX_LIST, CIX_WIRE_MAX_PATH, err)) == 0)
+		for (size_t i = 0; !ret && i < out.nr; i++)
+			ret = fn(out.v[i], opaque);
+	strvec_clear(&out);
+	return ret;
+}
+
+/* ---- Adding ---- */
+
+/* Frames of data, as the daemon reads them (u64 length, bytes, no padding). */
+static int frame_sink(void *opaque, const void *data, size_t len)
+{
+	struct cix_remote *r = opaque;
+	if (!len)
+		return 0;
+	cix_wire_write_u64(&r->w, len);
+	cix_wire_write(&r->w, data, len);
+	if (r->w.wbuf.len >= 65536)
+		return cix_wire_flush(&r->w, NULL);
+	return 0;
+}
+
+static int send_file(struct cix_remote *r, const char *src, struct cix_err *err)
+{
+	char buf[65536];
+	int fd = open(src, O_RDONLY | O_CLOEXEC), ret = 0;
+	ssize_t n;
+	if (fd < 0)
+		return cix_error_errno(err, -errno, "cannot open '%s'", src);
+	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0 && (ret = frame_sink(r, buf, (size_t)n)) < 0)
+			break;
+	if (n < 0)
+		ret = cix_error_errno(err, -errno, "cannot read '%s'", src);
+	close(fd);
+	return ret;
+}
+
+int cix_remote_add(struct cix_remote *r, const char *src, const char *name,
+		   enum cix_add_method method, enum cix_hash_algo algo, struct strbuf *out,
+		   struct cix_err *err)
+{
+	struct strbuf m = STRBUF_INIT, path = STRBUF_INIT;
+	struct cix_path_info info = { 0 };
+	int ret;
+
+	if (method == CIX_ADD_FLAT) {
+		struct stat st;
+		if (stat(src, &st) < 0)
+			return cix_error_errno(err, -errno, "cannot stat '%s'", src);
+		if (!S_ISREG(st.st_mode))
+			return cix_error(err, -CIX_EINVAL, "'%s' is not a regular file", src);
+	}
+	strbuf_addf(&m, "%s%s", method == CIX_ADD_TEXT ? "text:" :
+				method == CIX_ADD_RECURSIVE ? "fixed:r:" : "fixed:",
+		    cix_hash_algo_name(algo));
+	cix_wire_write_u64(&r->w, 7);
+	cix_wire_write_str(&r->w, name);
+	cix_wire_write_str(&r->w, m.buf);
+	cix_wire_write_u64(&r->w, 0);   /* references */
+	cix_wire_write_u64(&r->w, 0);   /* repair */
+	ret = method == CIX_ADD_RECURSIVE ? cix_nar_dump(src, frame_sink, r, err)
+					  : send_file(r, src, err);
+	if (ret < 0) {
+		/* The daemon waits for the rest of the frames: it cannot be told. */
+		r->broken = 1;
+		goto out;
+	}
+	cix_wire_write_u64(&r->w, 0);   /* the last frame */
+	if ((ret = call(r, err)) < 0 ||
+	    (ret = cix_wire_read_string(&r->w, &path, CIX_WIRE_MAX_PATH, err)) < 0 ||
+	    (ret = read_info(r, &info, err)) < 0)
+		goto out;
+	strbuf_addstr(out, path.buf);
+out:
+	cix_path_info_release(&info);
+	strbuf_release(&m);
+	strbuf_release(&path);
+	return ret;
+}
+
+int cix_remote_add_nar(struct cix_remote *r, const struct cix_path_info *info,
+		       const char *fs_path, struct cix_err *err)
+{
+	struct strbuf h = STRBUF_INIT;
+	int ret;
+
+	cix_base16_encode(&h, info->nar_hash.bytes, info->nar_hash.len);
+	cix_wire_write_u64(&r->w, 39);
+	cix_wire_write_str(&r->w, info->path);
+	cix_wire_write_str(&r->w, info->deriver);
+	cix_wire_write_str(&r->w, h.buf);
+	cix_wire_write_strings(&r->w, (const char *const *)info->refs, info->nr_refs);
+	cix_wire_write_u64(&r->w, (uint64_t)info->reg_time);
+	cix_wire_write_u64(&r->w, info->nar_size);
+	cix_wire_write_u64(&r->w, 0);   /* ultimate */
+	cix_wire_write_u64(&r->w, 0);   /* signatures */
+	cix_wire_write_str(&r->w, info->ca);
+	cix_wire_write_u64(&r->w, 0);   /* repair */
+	cix_wire_write_u64(&r->w, 1);   /* dontCheckSigs (the daemon decides) */
+	strbuf_release(&h);
+	if ((ret = cix_nar_dump(fs_path, frame_sink, r, err)) < 0) {
+		r->broken = 1;
+		return ret;
+	}
+	cix_wire_write_u64(&r->w, 0);
+	return call(r, err);
+}
+
+/* The raw NAR that follows LAST: read exactly one, and pass it on. */
+struct nar_tee {
+	struct cix_wire_source src;
+	cix_sink_fn sink;
+	void *opaque;
+	int sink_err;
+};
+
+static ssize_t tee_read(void *opaque, void *buf, size_t len)
+{
+	struct nar_tee *t = opaque;
+	ssize_t n = cix_wire_source_read(&t->src, buf, len);
+	if (n > 0 && !t->sink_err && (t->sink_err = t->sink(t->opaque, buf, (size_t)n)) < 0)
+		return t->sink_err;
+	return n;
+}
+
+int cix_remote_nar(struct cix_remote *r, const char *path, cix_sink_fn sink, void *opaque,
+		   struct cix_err *err)
+{
+	struct nar_tee t = { CIX_WIRE_SOURCE_INIT(&r->w), sink, opaque, 0 };
+	int ret;
+	cix_wire_write_u64(&r->w, 38);
+	cix_wire_write_str(&r->w, path);
+	if ((ret = call(r, err)) < 0)
+		return ret;
+	/* The NAR's own structure says where it ends. */
+	ret = cix_nar_check(tee_read, &t, NULL, NULL, err);
+	if (ret < 0)
+		r->broken = 1;
+	return ret;
+}
+
+/* ---- Builds and upkeep ---- */
+
+static int set_options(struct cix_remote *r, const struct cix_build_opts *o, struct cix_err *err)
+{
+	cix_wire_write_u64(&r->w, 19);
+	cix_wire_write_u64(&r->w, (uint64_t)o->keep_failed);
+	cix_wire_write_u64(&r->w, 0);             /* keepGoing */
+	cix_wire_write_u64(&r->w, 0);             /* tryFallback */
+	cix_wire_write_u64(&r->w, 3);             /* verbosity: info */
+	cix_wire_write_u64(&r->w, o->max_jobs ? o->max_jobs : 1);
+	cix_wire_write_u64(&r->w, o->max_silent);
+	cix_wire_write_u64(&r->w, 1);             /* obsolete useBuildHook */
+	cix_wire_write_u64(&r->w, 0);             /* verboseBuild */
+	cix_wire_write_u64(&r->w, 0);             /* obsolete logType */
+	cix_wire_write_u64(&r->w, 0);             /* obsolete printBuildTrace */
+	cix_wire_write_u64(&r->w, o->cores);
+	cix_wire_write_u64(&r->w, 0);             /* useSubstitutes */
+	/* what the fixed fields cannot say, by name */
+	char t[32], l[32];
+	snprintf(t, sizeof(t), "%u", o->timeout);
+	snprintf(l, sizeof(l), "%llu", o->max_log);
+	cix_wire_write_u64(&r->w, 2);
+	cix_wire_write_str(&r->w, "timeout");
+	cix_wire_write_str(&r->w, t);
+	cix_wire_write_str(&r->w, "max-build-log-size");
+	cix_wire_write_str(&r->w, l);
+	return call(r, err);
+}
+
+/* n BuildResults; the first failure becomes the error (104: not deterministic). */
+static int read_build_results(struct cix_remote *r, size_t n, struct cix_err *err)
+{
+	struct strbuf s = STRBUF_INIT, msg = STRBUF_INIT;
+	uint64_t count, status, x;
+	int ret, failed = 0;
+	if ((ret = cix_wire_read_u64(&r->w, &count, err)) < 0)
+		goto out;
+	if (count > CIX_WIRE_MAX_LIST) {
+		ret = cix_error(err, -CIX_EFORMAT, "too many build results");
+		goto out;
+	}
+	for (uint64_t i = 0; i < count; i++) {
+		if ((ret = cix_wire_read_string(&r->w, &s, CIX_WIRE_MAX_PATH + 1024, err)) < 0 ||
+		    (ret = cix_wire_read_u64(&r->w, &status, err)) < 0 ||
+		    (ret = cix_wire_read_string(&r->w, &s, CIX_WIRE_MAX_STRING, err)) < 0)
+			goto out;
+		if (status > 2 && !failed) {
+			failed = 1;
+			ret = cix_error(err, status == 12 ? -CIX_ENONDET :
+					     status == 8 ? -ETIMEDOUT : -CIX_EMISMATCH, "%s", s.buf);
+		}
+		for (int k = 0; k < 4; k++)   /* timesBuilt, nonDet, start, stop */
+			if ((ret = cix_wire_read_u64(&r->w, &x, err)) < 0)
+				goto out;
+		uint64_t outs;
+		if ((ret = cix_wire_read_u64(&r->w, &outs, err)) < 0)
+			goto out;
+		for (uint64_t k = 0; k < 2 * outs && k < 2 * CIX_WIRE_MAX_LIST; k++)
+			if ((ret = cix_wire_read_string(&r->w, &s, CIX_WIRE_MAX_STRING, err)) < 0)
+				goto out;
+	}
+	ret = failed ? err->code : 0;
+out:
+	if (ret < 0 && !failed)
+		r->broken = 1;
+	strbuf_release(&s);
+	strbuf_release(&msg);
+	(void)n;
+	return ret;
+}
+
+int cix_remote_build(struct cix_remote *r, const char *const *drvs, size_t n,
+		     const struct cix_build_opts *opts, struct cix_err *err)
+{
+	uint64_t one;
+	int ret;
+	if (!n)
+		return 0;
+	if ((ret = set_options(r, opts, err)) < 0)
+		return ret;
+	/* BuildPathsWithResults: a result per target says how it went. */
+	cix_wire_write_u64(&r->w, r->minor >= 34 ? 46 : 9);
+	cix_wire_write_u64(&r->w, n);
+	for (size_t i = 0; i < n; i++) {
+		struct strbuf t = STRBUF_INIT;
+		strbuf_addf(&t, "%s!*", drvs[i]);
+		cix_wire_write_str(&r->w, t.buf);
+		strbuf_release(&t);
+	}
+	cix_wire_write_u64(&r->w, opts->check ? 2 : 0);
+	if ((ret = call(r, err)) < 0)
+		return ret;
+	if (r->minor < 34)
+		return cix_wire_read_u64(&r->w, &one, err);
+	return read_build_results(r, n, err);
+}
+
+int cix_remote_verify(struct cix_remote *r, int check_contents, int repair, int *errors,
+		      struct cix_err *err)
+{
+	uint64_t v;
+	int ret;
+	cix_wire_write_u64(&r->w, 35);
+	cix_wire_write_u64(&r->w, (uint64_t)!!check_contents);
+	cix_wire_write_u64(&r->w, (uint64_t)!!repair);
+	if ((ret = call(r, err)) < 0 || (ret = cix_wire_read_u64(&r->w, &v, err)) < 0)
+		return ret;
+	*errors = v != 0;
+	return 0;
+}
+
+int cix_remote_optimise(struct cix_remote *r, struct cix_err *err)
+{
+	uint64_t v;
+	int ret;
+	cix_wire_write_u64(&r->w, 34);
+	if ((ret = call(r, err)) < 0)
+		return ret;
+	return cix_wire_read_u64(&r->w, &v, err);
+}

@@ -1,0 +1,53 @@
+/* remote.h - a client of cix-daemon (or nix-daemon): the worker protocol, client side */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef CIX_REMOTE_H
+#define CIX_REMOTE_H
+
+#include "build.h"
+#include "db.h"
+#include "nar.h"
+#include "store.h"
+#include "wire.h"
+
+struct cix_remote {
+	struct cix_wire w;
+	int fd;
+	unsigned minor;       /* the daemon's protocol minor version */
+	int log_fd;           /* daemon messages and build output, or -1 */
+	int broken;           /* the connection is out of step: refuse more */
+};
+
+/* Connect to the daemon's socket and shake hands (protocol 1.34). */
+int cix_remote_open(const char *socket_path, struct cix_remote **out, struct cix_err *err);
+void cix_remote_close(struct cix_remote *r);
+
+int cix_remote_is_valid(struct cix_remote *r, const char *path, struct cix_err *err);
+/* -CIX_ENOTFOUND when path is not valid. */
+int cix_remote_query(struct cix_remote *r, const char *path, struct cix_path_info *info,
+		     struct cix_err *err);
+/* ops 6 QueryReferrers, 33 QueryValidDerivers, 22 QueryDerivationOutputs */
+int cix_remote_list(struct cix_remote *r, uint64_t op, const char *path, cix_path_fn fn,
+		    void *opaque, struct cix_err *err);
+#define CIX_REMOTE_REFERRERS 6
+#define CIX_REMOTE_VALID_DERIVERS 33
+#define CIX_REMOTE_DRV_OUTPUTS 22
+
+/* AddToStore of the file or tree at src (recursive: its NAR; flat: its bytes). */
+int cix_remote_add(struct cix_remote *r, const char *src, const char *name,
+		   enum cix_add_method method, enum cix_hash_algo algo, struct strbuf *out,
+		   struct cix_err *err);
+/* AddToStoreNar: info's path with the NAR of fs_path (which must match info). */
+int cix_remote_add_nar(struct cix_remote *r, const struct cix_path_info *info,
+		       const char *fs_path, struct cix_err *err);
+/* NarFromPath: the path's NAR into sink. */
+int cix_remote_nar(struct cix_remote *r, const char *path, cix_sink_fn sink, void *opaque,
+		   struct cix_err *err);
+/* SetOptions from opts, then BuildPaths of DRV!* for each derivation (mode 2: check). */
+int cix_remote_build(struct cix_remote *r, const char *const *drvs, size_t n,
+		     const struct cix_build_opts *opts, struct cix_err *err);
+/* VerifyStore: *errors set when something was wrong. */
+int cix_remote_verify(struct cix_remote *r, int check_contents, int repair, int *errors,
+		      struct cix_err *err);
+int cix_remote_optimise(struct cix_remote *r, struct cix_err *err);
+
+#endif
