@@ -124,6 +124,8 @@ install: $(B)/cix $(B)/cix-daemon
 	install -m 755 $(B)/cix $(DESTDIR)$(PREFIX)/bin/cix
 	install -m 755 $(B)/cix-daemon $(DESTDIR)$(PREFIX)/bin/cix-daemon
 	$(if $(MAN1),install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/)
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	sed 's|/usr/local|$(PREFIX)|' etc/cix-daemon.service >$(DESTDIR)$(PREFIX)/lib/systemd/system/cix-daemon.service
 
 clean:
 	rm -rf build build-san build-fuzz t/trash.*
