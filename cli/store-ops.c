@@ -3,6 +3,7 @@
 #include "cix.h"
 #include "store-ops.h"
 #include "encoding.h"
+#include "remote.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,8 +328,16 @@ int op_check_validity(struct cix_store *s, const struct store_flags *f, char **a
 int op_delete(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
 	int status = 0;
-	if (s->remote)
-		return error("deleting paths through the daemon is not supported yet");
+	if (s->remote) {
+		/* One at a time: each failure is reported, the others still go. */
+		for (int i = 0; i < nargs; i++) {
+			struct cix_err err = { 0 };
+			const char *p = args[i];
+			if (cix_remote_delete(s->remote, &p, 1, &err) < 0)
+				status = error_err(&err);
+		}
+		return status;
+	}
 	for (int i = 0; i < nargs; i++) {
 		struct cix_err err = { 0 };
 		struct cix_path_lock lock;

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,35 @@ static void *pump(void *arg)
 	return NULL;
 }
 
+/*
+ * A client that hangs up while its build runs wants it no more: the
+ * worker ends, and with it the build (the sandbox dies with its caller,
+ * locks are released, temporaries removed by the next user of the store).
+ */
+struct hangup_watch {
+	int client_fd, stop_fd;
+};
+
+static void *watch_hangup(void *arg)
+{
+	struct hangup_watch *h = arg;
+	struct pollfd p[2] = {
+		{ .fd = h->client_fd, .events = POLLRDHUP },
+		{ .fd = h->stop_fd, .events = POLLIN },
+	};
+	for (;;) {
+		int n = poll(p, 2, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n > 0 && (p[1].revents & (POLLIN | POLLHUP)))
+			return NULL;
+		if (n > 0 && (p[0].revents & (POLLRDHUP | POLLHUP | POLLERR)))
+			_exit(1);
+		if (n < 0)
+			return NULL;
+	}
+}
+
 /* Build drvs[0..n) with the client's options, streaming their output. */
 static int build(struct conn *c, const char *const *drvs, size_t n, struct cix_err *err)
 {
@@ -121,7 +151,24 @@ static int build(struct conn *c, const char *const *drvs, size_t n, struct cix_e
 		strbuf_release(&text);
 		return cix_error(err, -EAGAIN, "cannot create a thread");
 	}
+	int stop[2] = { -1, -1 };
+	pthread_t wth;
+	struct hangup_watch hw = { c->w.fd, -1 };
+	int watching = pipe2(stop, O_CLOEXEC) == 0;
+	if (watching) {
+		hw.stop_fd = stop[0];
+		watching = pthread_create(&wth, NULL, watch_hangup, &hw) == 0;
+	}
 	r = cix_build_derivations(c->s, drvs, n, &o, err);
+	if (watching) {
+		close(stop[1]);
+		stop[1] = -1;
+		pthread_join(wth, NULL);
+	}
+	if (stop[0] >= 0)
+		close(stop[0]);
+	if (stop[1] >= 0)
+		close(stop[1]);
 	close(pfd[1]);
 	pthread_join(th, NULL);
 	close(pfd[0]);
@@ -308,35 +355,28 @@ static int op_query_missing(struct conn *c, struct cix_err *err)
 	return r;
 }
 
-struct verify_state {
-	struct cix_store *s;
-	int check_contents;
-	int errors;
-};
-
-static int verify_one(const char *path, void *opaque)
+/* Findings go to the client as messages, as the CLI prints them. */
+static void report_to_client(void *opaque, int is_error, const char *msg)
 {
-	struct verify_state *v = opaque;
-	struct cix_err e = { 0 };
-	if (cix_store_verify_path(v->s, path, v->check_contents, &e) < 0)
-		v->errors = 1;
-	return 0;
+	struct conn *c = opaque;
+	struct strbuf m = STRBUF_INIT;
+	strbuf_addf(&m, "%s%s\n", is_error ? "error: " : "", msg);
+	cix_wire_stderr_next(&c->w, m.buf);
+	strbuf_release(&m);
 }
 
 static int op_verify_store(struct conn *c, struct cix_err *err)
 {
-	struct verify_state v = { c->s, 0, 0 };
-	int repair, r;
-	if ((r = cix_wire_read_bool(&c->w, &v.check_contents, err)) < 0 ||
+	int check_contents, repair, r;
+	if ((r = cix_wire_read_bool(&c->w, &check_contents, err)) < 0 ||
 	    (r = cix_wire_read_bool(&c->w, &repair, err)) < 0)
 		return r;
 	if (repair && (r = conn_need_trust(c, "repair paths", err)) < 0)
 		return r;
-	cix_wire_stderr_next(&c->w, "reading the store...\n");
-	if ((r = cix_db_all_valid(c->s->db, verify_one, &v, err)) < 0)
+	if ((r = cix_store_verify_all(c->s, check_contents, repair, report_to_client, c, err)) < 0)
 		return r;
 	conn_last(c);
-	cix_wire_write_u64(&c->w, (uint64_t)v.errors);
+	cix_wire_write_u64(&c->w, (uint64_t)(r > 0));
 	return 0;
 }
 
@@ -345,6 +385,11 @@ static int op_optimise_store(struct conn *c, struct cix_err *err)
 	struct cix_store_optimise_stats st = { 0 };
 	int r = cix_store_optimise(c->s, &st, err);
 	if (!r) {
+		struct strbuf m = STRBUF_INIT;
+		strbuf_addf(&m, "%.2f MiB freed by hard-linking %llu files\n",
+			    (double)st.bytes_freed / (1024 * 1024), (unsigned long long)st.files_linked);
+		cix_wire_stderr_next(&c->w, m.buf);
+		strbuf_release(&m);
 		conn_last(c);
 		cix_wire_write_u64(&c->w, 1);
 	}
@@ -366,8 +411,37 @@ static int op_add_signatures(struct conn *c, struct cix_err *err)
 }
 
 /*
- * CollectGarbage: 0 ReturnLive, 1 ReturnDead; deleting (2, 3) comes with
- * the garbage collector (issue 8).
+ * Delete the paths given, each unless a root keeps it alive or another
+ * valid path refers to it: invalid first, then removed (a crash leaves
+ * garbage, never a hole).
+ */
+static int delete_specific(struct conn *c, const struct strvec *paths, struct strvec *out,
+			   struct cix_err *err)
+{
+	struct strvec live = STRVEC_INIT;
+	int r = cix_gc_paths(c->s, 0, &live, err);
+	for (size_t i = 0; !r && i < paths->nr; i++) {
+		const char *p = paths->v[i];
+		struct cix_path_lock lock;
+		for (size_t k = 0; !r && k < live.nr; k++)
+			if (!strcmp(live.v[k], p))
+				r = cix_error(err, -CIX_EEXIST,
+					      "cannot delete path '%s' since it is still alive", p);
+		if (r || (r = cix_path_lock(c->s, p, &lock, err)) < 0)
+			break;
+		if (!(r = cix_db_invalidate(c->s->db, p, err)))
+			r = cix_remove_path(c->s, p, err);
+		cix_path_unlock(c->s, &lock);
+		if (!r)
+			strvec_push(out, p);
+	}
+	strvec_clear(&live);
+	return r;
+}
+
+/*
+ * CollectGarbage: 0 ReturnLive, 1 ReturnDead, 3 DeleteSpecific; deleting all
+ * the garbage (2) comes with the garbage collector (issue 8).
  */
 static int op_collect_garbage(struct conn *c, struct cix_err *err)
 {
@@ -384,6 +458,16 @@ static int op_collect_garbage(struct conn *c, struct cix_err *err)
 			goto out;
 	if (ignore_liveness) {
 		r = cix_error(err, -EPERM, "you may not ignore the garbage collector's roots");
+		goto out;
+	}
+	if (action == 3) {
+		r = delete_specific(c, &paths, &out, err);
+		if (r < 0)
+			goto out;
+		conn_last(c);
+		cix_wire_write_strings(&c->w, (const char *const *)out.v, out.nr);
+		cix_wire_write_u64(&c->w, 0);   /* bytes freed */
+		cix_wire_write_u64(&c->w, 0);   /* obsolete */
 		goto out;
 	}
 	if (action > 1) {

@@ -558,3 +558,24 @@ int cix_remote_optimise(struct cix_remote *r, struct cix_err *err)
 		return ret;
 	return cix_wire_read_u64(&r->w, &v, err);
 }
+
+int cix_remote_delete(struct cix_remote *r, const char *const *paths, size_t n,
+		      struct cix_err *err)
+{
+	struct strvec deleted = STRVEC_INIT;
+	uint64_t x;
+	int ret;
+	cix_wire_write_u64(&r->w, 20);
+	cix_wire_write_u64(&r->w, 3);          /* DeleteSpecific */
+	cix_wire_write_strings(&r->w, paths, n);
+	cix_wire_write_u64(&r->w, 0);          /* ignoreLiveness */
+	cix_wire_write_u64(&r->w, UINT64_MAX); /* maxFreed */
+	for (int i = 0; i < 3; i++)
+		cix_wire_write_u64(&r->w, 0);
+	if ((ret = call(r, err)) == 0 &&
+	    (ret = cix_wire_read_strings(&r->w, &deleted, CIX_WIRE_MAX_LIST, CIX_WIRE_MAX_PATH, err)) == 0 &&
+	    (ret = cix_wire_read_u64(&r->w, &x, err)) == 0)
+		ret = cix_wire_read_u64(&r->w, &x, err);
+	strvec_clear(&deleted);
+	return ret;
+}

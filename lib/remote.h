@@ -49,5 +49,8 @@ int cix_remote_build(struct cix_remote *r, const char *const *drvs, size_t n,
 int cix_remote_verify(struct cix_remote *r, int check_contents, int repair, int *errors,
 		      struct cix_err *err);
 int cix_remote_optimise(struct cix_remote *r, struct cix_err *err);
+/* CollectGarbage's DeleteSpecific: each path, unless alive or referred to. */
+int cix_remote_delete(struct cix_remote *r, const char *const *paths, size_t n,
+		      struct cix_err *err);
 
 #endif

@@ -4,6 +4,7 @@
 #include "encoding.h"
 #include "nar.h"
 #include "store-path.h"
+#include "strvec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,5 +42,67 @@ int cix_store_verify_path(struct cix_store *s, const char *path, int check_conte
 		}
 	}
 	cix_path_info_release(&info);
+	return r;
+}
+
+static int has_other_referrer(const char *path, void *opaque)
+{
+	if (strcmp(path, (const char *)opaque))
+		return -CIX_EEXIST; /* stop: one other referrer is enough */
+	return 0;
+}
+
+/* A path that vanished is dropped from the database unless others need it. */
+static int disappeared(struct cix_store *s, const char *path, cix_report_fn report,
+		       void *opaque)
+{
+	struct cix_err err = { 0 };
+	struct strbuf m = STRBUF_INIT;
+	int r = cix_db_referrers(s->db, path, has_other_referrer, (void *)path, &err), bad = 1;
+	if (r == -CIX_EEXIST)
+		strbuf_addf(&m, "path '%s' disappeared, but it still has valid referrers!", path);
+	else if (r < 0 || cix_db_invalidate(s->db, path, &err) < 0)
+		strbuf_addstr(&m, err.msg);
+	else {
+		strbuf_addf(&m, "path '%s' disappeared, removing from database", path);
+		bad = 0;
+	}
+	report(opaque, bad, m.buf);
+	strbuf_release(&m);
+	return bad;
+}
+
+int cix_store_verify_paths(struct cix_store *s, const char *const *paths, size_t n,
+			   int check_contents, int repair, cix_report_fn report, void *opaque)
+{
+	int problems = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct cix_err err = { 0 };
+		int r = cix_store_verify_path(s, paths[i], check_contents, &err);
+		if (r == -ENOENT) {
+			problems += disappeared(s, paths[i], report, opaque);
+		} else if (r < 0) {
+			report(opaque, 1, err.msg);
+			if (r == -CIX_EMISMATCH && repair) {
+				struct strbuf m = STRBUF_INIT;
+				strbuf_addf(&m, "cannot repair '%s': no substitute is available", paths[i]);
+				report(opaque, 1, m.buf);
+				strbuf_release(&m);
+			}
+			problems++;
+		}
+	}
+	return problems;
+}
+
+int cix_store_verify_all(struct cix_store *s, int check_contents, int repair,
+			 cix_report_fn report, void *opaque, struct cix_err *err)
+{
+	struct strvec paths = STRVEC_INIT;
+	int r = cix_db_all_valid(s->db, strvec_push_fn, &paths, err);
+	if (r >= 0)
+		r = cix_store_verify_paths(s, (const char *const *)paths.v, paths.nr, check_contents,
+					   repair, report, opaque);
+	strvec_clear(&paths);
 	return r;
 }

@@ -157,6 +157,19 @@ int cix_store_verify_path(struct cix_store *s, const char *path, int check_conte
 			  struct cix_err *err);
 
 /*
+ * Verify paths (or every valid path): each must exist and, with
+ * check_contents, still have its NAR hash. A path that vanished and that
+ * no other valid path refers to is dropped from the database. Each finding
+ * goes to report (is_error 0 for what was put right). Returns the number
+ * of problems left, or a negative code.
+ */
+typedef void (*cix_report_fn)(void *opaque, int is_error, const char *msg);
+int cix_store_verify_paths(struct cix_store *s, const char *const *paths, size_t n,
+			   int check_contents, int repair, cix_report_fn report, void *opaque);
+int cix_store_verify_all(struct cix_store *s, int check_contents, int repair,
+			 cix_report_fn report, void *opaque, struct cix_err *err);
+
+/*
  * Rename the canonical tree tmp (in the directory tmp_fd) to STORE/base,
  * which must not exist, keeping its canonical metadata.
  */

@@ -75,7 +75,7 @@ test_expect_success 'adding again is idempotent and keeps one copy' '
 	test "$(ls store | grep -c -- "-tree\$")" -ge 1
 '
 
-test_expect_success LOCAL '--check-validity and --delete' '
+test_expect_success '--check-validity and --delete' '
 	p=$(cix store --add hello.txt) &&
 	cix store --check-validity "$p" &&
 	cix store --delete "$p" &&
@@ -148,7 +148,7 @@ test_expect_success '50 concurrent writers: every add registers' '
 	for i in $(seq 1 50); do cix store --check-validity "$(cat many/out$i)" || return 1; done
 '
 
-test_expect_success LOCAL 'kill -9 during an add leaves no valid partial path' '
+test_expect_success 'kill -9 during an add leaves no valid partial path' '
 	dd if=/dev/urandom of=huge bs=1M count=200 2>/dev/null &&
 	want=$(cix hash -r huge) &&
 	for delay in 0.05 0.2 0.5; do

@@ -84,7 +84,7 @@ test_expect_success NIX 'our export imports into a fresh Nix store' '
 	done
 '
 
-test_expect_success NIX,LOCAL 'a path still referred to cannot be deleted' '
+test_expect_success NIX 'a path still referred to cannot be deleted' '
 	h=$(grep hello.txt closure) &&
 	test_expect_code 1 cix store --delete "$h" 2>err &&
 	grep "still referenced" err &&

@@ -67,16 +67,20 @@ if [ -n "${CIX_TEST_DAEMON:-}" ]; then
 			return
 		fi
 		sock_=${CIX_STATE_DIR:-/var/cix}/test-daemon.sock
-		if [ ! -S "$sock_" ]; then
-			mkdir -p "${CIX_STATE_DIR:-/var/cix}"
-			CIX_CONF_FILE=/dev/null cix-daemon --listen "$sock_" \
-				>>"$TRASH_DIRECTORY/.daemon.log" 2>&1 &
-			echo $! >>"$TRASH_DIRECTORY/.daemons"
-			for i_ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-				[ -S "$sock_" ] && break
-				sleep 0.1
-			done
-		fi
+		mkdir -p "${CIX_STATE_DIR:-/var/cix}"
+		# One daemon per store, even when two commands start at once.
+		(
+			flock 9
+			if [ ! -S "$sock_" ]; then
+				CIX_CONF_FILE=/dev/null cix-daemon --listen "$sock_" \
+					>>"$TRASH_DIRECTORY/.daemon.log" 2>&1 9>&- &
+				echo $! >>"$TRASH_DIRECTORY/.daemons"
+				for i_ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+					[ -S "$sock_" ] && break
+					sleep 0.1
+				done
+			fi
+		) 9>"$TRASH_DIRECTORY/.daemon.lock"
 		CIX_DAEMON_SOCKET=$sock_ command cix "$@"
 	}
 else
