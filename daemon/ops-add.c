@@ -4,9 +4,12 @@
 #include "encoding.h"
 #include "export.h"
 #include "nar.h"
+#include "nar-read.h"
+#include "store-path.h"
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +48,70 @@ static int reply_path_info(struct conn *c, const char *path, struct cix_err *err
 	return 0;
 }
 
+/*
+ * AddToStore before 1.25: name, an obsolete "fixed" flag, recursive, the
+ * hash algorithm, then the NAR of the file or tree inline (a flat add
+ * sends the NAR of one regular file); the reply is the path.
+ */
+static int add_to_store_legacy(struct conn *c, struct cix_err *err)
+{
+	struct strbuf name = STRBUF_INIT, algo_name = STRBUF_INIT, out = STRBUF_INIT,
+		      dir = STRBUF_INIT, file = STRBUF_INIT;
+	struct cix_wire_source src = CIX_WIRE_SOURCE_INIT(&c->w);
+	enum cix_hash_algo algo;
+	uint64_t fixed, recursive;
+	int r;
+	if ((r = cix_wire_read_string(&c->w, &name, CIX_WIRE_MAX_PATH, err)) < 0 ||
+	    (r = cix_wire_read_u64(&c->w, &fixed, err)) < 0 ||
+	    (r = cix_wire_read_u64(&c->w, &recursive, err)) < 0 ||
+	    (r = cix_wire_read_string(&c->w, &algo_name, 64, err)) < 0)
+		goto out;
+	if (cix_hash_algo_parse(algo_name.buf, &algo) < 0 ||
+	    cix_store_name_check(name.buf, name.len, err) < 0) {
+		/* The NAR follows and cannot be skipped. */
+		c->broken = 1;
+		r = err->code ? err->code : cix_error(err, -CIX_EUNSUPPORTED, "unsupported hash algorithm");
+		goto out;
+	}
+	if (recursive) {
+		r = cix_store_add_source(c->s, name.buf, CIX_ADD_RECURSIVE, algo, NULL, 0,
+					 cix_wire_source_read, &src, &out, err);
+		if (r < 0)
+			c->broken = 1;   /* where the NAR stopped is unknown */
+	} else {
+		/* The NAR of one file, restored aside, then added flat under its name. */
+		const char *tmp = getenv("TMPDIR");
+		strbuf_addf(&dir, "%s/cix-add-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(dir.buf)) {
+			c->broken = 1;
+			r = cix_error_errno(err, -errno, "cannot create a temporary directory");
+			goto out;
+		}
+		strbuf_addf(&file, "%s/%s", dir.buf, name.buf);
+		r = cix_nar_restore(cix_wire_source_read, &src, file.buf, NULL, NULL, err);
+		if (!r)
+			r = cix_store_add(c->s, file.buf, CIX_ADD_FLAT, algo, &out, err);
+		else
+			c->broken = 1;
+		cix_remove_tree_at(AT_FDCWD, dir.buf, NULL);
+	}
+	if (r < 0 && src.err.code) {
+		*err = src.err;
+		c->broken = 1;
+	}
+	if (!r) {
+		conn_last(c);
+		cix_wire_write_str(&c->w, out.buf);
+	}
+out:
+	strbuf_release(&name);
+	strbuf_release(&algo_name);
+	strbuf_release(&out);
+	strbuf_release(&dir);
+	strbuf_release(&file);
+	return r;
+}
+
 /* AddToStore, protocol >= 1.25: name, method, references, repair, framed data. */
 static int op_add_to_store(struct conn *c, struct cix_err *err)
 {
@@ -55,10 +122,8 @@ static int op_add_to_store(struct conn *c, struct cix_err *err)
 	enum cix_hash_algo algo = CIX_HASH_SHA256;
 	int repair, r;
 
-	if (c->minor < 25) {
-		c->broken = 1;   /* the older form is not read: the stream is lost */
-		return cix_error(err, -CIX_EUNSUPPORTED, "AddToStore needs protocol 1.25 or later");
-	}
+	if (c->minor < 25)
+		return add_to_store_legacy(c, err);
 	if ((r = cix_wire_read_string(&c->w, &name, CIX_WIRE_MAX_PATH, err)) < 0 ||
 	    (r = cix_wire_read_string(&c->w, &method, 64, err)) < 0 ||
 	    (r = conn_read_paths(c, &refs, err)) < 0 ||
