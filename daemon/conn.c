@@ -101,8 +101,7 @@ static int handshake(struct conn *c, struct cix_err *err)
 		return r;   /* obsolete reserveSpace */
 	if (c->minor >= 33)
 		cix_wire_write_str(&c->w, "2.8.0");
-	conn_last(c);
-	return cix_wire_flush(&c->w, err);
+	return 0;   /* the caller ends it: STDERR_LAST, or an error */
 }
 
 static const struct op *find_op(uint64_t code)
@@ -186,16 +185,24 @@ int daemon_serve(int fd, const struct daemon_settings *settings,
 
 	if ((r = handshake(&c, &err)) < 0)
 		goto out;
-	if (!c.trusted && !daemon_user_in(&trust->allowed, cred.uid, cred.gid)) {
+	/*
+	 * The client waits for the end of the handshake before it sends
+	 * anything more: a refusal sent in its place is shown to the user,
+	 * and nothing unread is left to reset the connection.
+	 */
+	if (!c.trusted && !daemon_user_in(&trust->allowed, cred.uid, cred.gid))
 		r = cix_error(&err, -EPERM, "user %u is not allowed to connect to the cix daemon",
 			      (unsigned)cred.uid);
-		goto out;
-	}
-	if ((r = cix_store_open(NULL, NULL, &c.s, &err)) < 0) {
+	else
+		r = cix_store_open(NULL, NULL, &c.s, &err);
+	if (r < 0) {
 		cix_wire_stderr_error(&c.w, c.minor, err.msg, 1);
 		cix_wire_flush(&c.w, NULL);
 		goto out;
 	}
+	conn_last(&c);
+	if ((r = cix_wire_flush(&c.w, &err)) < 0)
+		goto out;
 	if (settings->debug)
 		fprintf(stderr, "cix-daemon: connection from uid %u pid %ld%s\n", (unsigned)c.uid,
 			(long)c.pid, c.trusted ? " (trusted)" : "");
