@@ -145,7 +145,7 @@ static int serve_ops(struct conn *c, struct cix_err *err)
 		struct cix_err e = { 0 };
 		r = o->fn(c, &e);
 		if (r < 0) {
-			if (r == -CIX_EFORMAT || r == -ETIMEDOUT || c->w.eof) {
+			if (r == -CIX_EFORMAT || r == -ETIMEDOUT || c->w.eof || c->w.broken) {
 				/* The client broke the protocol: nothing more to say. */
 				*err = e;
 				return r;
