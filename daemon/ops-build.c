@@ -312,23 +312,29 @@ static int op_query_missing(struct conn *c, struct cix_err *err)
 }
 
 struct verify_state {
-	struct cix_store *s;
+	struct conn *c;
 	int check_contents;
 	int errors;
 };
 
+/* A path's problem is shown to the client, as a line of its own. */
 static int verify_one(const char *path, void *opaque)
 {
 	struct verify_state *v = opaque;
 	struct cix_err e = { 0 };
-	if (cix_store_verify_path(v->s, path, v->check_contents, &e) < 0)
+	if (cix_store_verify_path(v->c->s, path, v->check_contents, &e) < 0) {
+		struct strbuf line = STRBUF_INIT;
+		strbuf_addf(&line, "%s\n", e.msg);
+		cix_wire_stderr_next(&v->c->w, line.buf);
+		strbuf_release(&line);
 		v->errors = 1;
+	}
 	return 0;
 }
 
 static int op_verify_store(struct conn *c, struct cix_err *err)
 {
-	struct verify_state v = { c->s, 0, 0 };
+	struct verify_state v = { c, 0, 0 };
 	int repair, r;
 	if ((r = cix_wire_read_bool(&c->w, &v.check_contents, err)) < 0 ||
 	    (r = cix_wire_read_bool(&c->w, &repair, err)) < 0)

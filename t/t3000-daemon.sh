@@ -201,8 +201,20 @@ test_expect_success NIX 'a failing build: exit code 1, the builder'"'"'s lines s
 	test_expect_code 1 dst --check-validity $(nixs -q --outputs $(cat fails.drv)) 2>/dev/null
 '
 
-test_expect_success NIX '--verify --check-contents through the daemon' '
+test_expect_success NIX '--verify --check-contents through the daemon: a modified path named as by Nix' '
 	dst --verify --check-contents 2>v.err &&
+	nixs --verify --check-contents 2>/dev/null &&
+	echo "to be modified" >mod.txt &&
+	m=$(dst --add mod.txt) && test "$(nixs --add mod.txt)" = "$m" &&
+	echo "modified" >"$m" && echo "modified" >"$T/nixreal/${m##*/}" &&
+	test_expect_code 1 dst --verify --check-contents 2>v.dst &&
+	test_expect_code 1 nixs --verify --check-contents 2>v.nixs &&
+	grep "^path .*was modified" v.nixs >want &&
+	grep "^path .*was modified" v.dst >got &&
+	test_cmp want got &&
+	tail -n 1 v.nixs >want && tail -n 1 v.dst >got && test_cmp want got &&
+	echo "to be modified" >"$m" && echo "to be modified" >"$T/nixreal/${m##*/}" &&
+	dst --verify --check-contents &&
 	cix store --verify --check-contents
 '
 
@@ -299,10 +311,13 @@ test_expect_success NIX,NOBODY 'allowed-users = root: the user is refused at con
 test_expect_success NIX 'two clients realising one derivation at once: built once, both succeed' '
 	cat >two.nix <<-\EOF &&
 	derivation { name = "two"; system = "x86_64-linux"; builder = "/bin/sh";
-	  args = [ "-c" "echo building two $(/bin/date +%s%N); /bin/sleep 1; echo done > $out" ]; }
+	  args = [ "-c" "echo building two $(/bin/date +%s%N); /bin/sleep 2; echo done > $out" ]; }
 	EOF
 	nix-instantiate --store "$D" two.nix >two.drv 2>/dev/null &&
 	{ dst --realise $(cat two.drv) >t1.out 2>t1.log & } &&
+	# the second asks while the first one'"'"'s build runs
+	for i in $(seq 100); do grep -q "^building two" t1.log && break; sleep 0.05; done &&
+	grep "^building two" t1.log &&
 	dst --realise $(cat two.drv) >t2.out 2>t2.log &&
 	wait &&
 	test_cmp t1.out t2.out &&
@@ -336,9 +351,10 @@ test_expect_success NIX 'kill -9 of the daemon during a build, restart: nothing 
 	dst -q --hash "$o" >h.dst && cix store -q --hash "$o" >h.cix && test_cmp h.cix h.dst
 '
 
-test_expect_success NIX 'no daemon is left behind' '
+test_expect_success NIX 'no daemon is left behind, none reported an error of its own' '
 	stop_daemon "$SOCK" &&
-	! pgrep -f -- "cix-daemon --listen $T/" 
+	! pgrep -f -- "cix-daemon --listen $T/" &&
+	! grep -i "sanitizer\|runtime error" daemon.log && ! grep "BUG" daemon.log
 '
 
 test_done
