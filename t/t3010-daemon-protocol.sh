@@ -240,8 +240,8 @@ biglist|list of 1099511627776 items is longer than|a list count of 2^40 ends the
 EOF
 
 test_expect_success NIX,PERL 'silent clients do not hold up the others' '
-	{ hostile silent >silent.out & bg $!; } &&
-	{ hostile halfway >halfway.out & bg $!; } &&
+	{ perl "$T/hostile.pl" "$SOCK" silent >silent.out & bg $!; } &&
+	{ perl "$T/hostile.pl" "$SOCK" halfway >halfway.out & bg $!; } &&
 	for i in $(seq 50); do
 		grep -q connected silent.out && grep -q connected halfway.out && break
 		sleep 0.1
@@ -265,6 +265,8 @@ test_expect_success NIX,PERL '200 clients at once, then gone: the daemon still a
 
 test_expect_success NIX,PERL 'the daemon is stopped at the end' '
 	kill $(cat "$T/bgpids") 2>/dev/null; pkill -9 -f -- "cix-daemon --listen $SOCK";
+	for i in $(seq 50); do pgrep -f -- "$T/hostile.pl" >/dev/null || break; sleep 0.1; done &&
+	! pgrep -f -- "$T/hostile.pl" &&
 	for i in $(seq 50); do pgrep -f -- "cix-daemon --listen $SOCK" >/dev/null || break; sleep 0.1; done &&
 	! pgrep -f -- "cix-daemon --listen $SOCK" &&
 	! grep -i "sanitizer\|runtime error" daemon.log && ! grep "BUG" daemon.log
