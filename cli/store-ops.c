@@ -301,6 +301,9 @@ int op_query(struct cix_store *s, const struct store_flags *f, char **args, int 
 		r = closure_print(s, f->query, args, (size_t)nargs, &err);
 	else if (!r && f->query == QUERY_GRAPH)
 		r = print_graph(s, &ps, &err);
+	else if (!r && f->query == QUERY_OUTPUTS)
+		for (size_t i = 0; i < ps.nr; i++)
+			puts(ps.v[i]);   /* as Nix: sorted, not by references */
 	else if (!r && ps.nr)
 		r = topo_print(s, &ps, NULL, &err);
 	set_release(&ps);

@@ -101,8 +101,7 @@ static int handshake(struct conn *c, struct cix_err *err)
 		return r;   /* obsolete reserveSpace */
 	if (c->minor >= 33)
 		cix_wire_write_str(&c->w, "2.8.0");
-	conn_last(c);
-	return cix_wire_flush(&c->w, err);
+	return 0;   /* the caller ends it: STDERR_LAST, or an error */
 }
 
 static const struct op *find_op(uint64_t code)
@@ -146,11 +145,17 @@ static int serve_ops(struct conn *c, struct cix_err *err)
 		struct cix_err e = { 0 };
 		r = o->fn(c, &e);
 		if (r < 0) {
-			if (c->broken || c->w.failed || c->w.eof) {
-				/* Say why if we can, then end the connection. */
-				cix_wire_stderr_error(&c->w, c->minor, e.msg, 1);
-				cix_wire_flush(&c->w, NULL);
-				/* The client broke the protocol: nothing more to say. */
+			if (c->broken || c->w.broken || c->w.eof) {
+				/*
+				 * A request that could not be read whole ends the
+				 * connection without a word, as Nix's daemon does;
+				 * one the operation could not finish reading (a
+				 * NAR refused half-way) is told why first.
+				 */
+				if (!c->w.broken && !c->w.eof) {
+					cix_wire_stderr_error(&c->w, c->minor, e.msg, 1);
+					cix_wire_flush(&c->w, NULL);
+				}
 				*err = e;
 				return r;
 			}
@@ -189,16 +194,24 @@ int daemon_serve(int fd, const struct daemon_settings *settings,
 
 	if ((r = handshake(&c, &err)) < 0)
 		goto out;
-	if (!c.trusted && !daemon_user_in(&trust->allowed, cred.uid, cred.gid)) {
+	/*
+	 * The client waits for the end of the handshake before it sends
+	 * anything more: a refusal sent in its place is shown to the user,
+	 * and nothing unread is left to reset the connection.
+	 */
+	if (!c.trusted && !daemon_user_in(&trust->allowed, cred.uid, cred.gid))
 		r = cix_error(&err, -EPERM, "user %u is not allowed to connect to the cix daemon",
 			      (unsigned)cred.uid);
-		goto out;
-	}
-	if ((r = cix_store_open(NULL, NULL, &c.s, &err)) < 0) {
+	else
+		r = cix_store_open(NULL, NULL, &c.s, &err);
+	if (r < 0) {
 		cix_wire_stderr_error(&c.w, c.minor, err.msg, 1);
 		cix_wire_flush(&c.w, NULL);
 		goto out;
 	}
+	conn_last(&c);
+	if ((r = cix_wire_flush(&c.w, &err)) < 0)
+		goto out;
 	if (settings->debug)
 		fprintf(stderr, "cix-daemon: connection from uid %u pid %ld%s\n", (unsigned)c.uid,
 			(long)c.pid, c.trusted ? " (trusted)" : "");

@@ -360,7 +360,7 @@ static void report_to_client(void *opaque, int is_error, const char *msg)
 {
 	struct conn *c = opaque;
 	struct strbuf m = STRBUF_INIT;
-	strbuf_addf(&m, "%s%s\n", is_error ? "error: " : "", msg);
+	strbuf_addf(&m, "%s\n", msg);
 	cix_wire_stderr_next(&c->w, m.buf);
 	strbuf_release(&m);
 }

@@ -21,6 +21,13 @@ void cix_wire_release(struct cix_wire *w)
 	strbuf_release(&w->wbuf);
 }
 
+/* A read failed: what follows cannot be told apart from this message. */
+static int broken(struct cix_wire *w, int r)
+{
+	w->broken = 1;
+	return r;
+}
+
 /* Wait up to timeout_ms (0: forever) for input: 1, or negative. */
 static int wait_input(struct cix_wire *w, int timeout_ms, struct cix_err *err)
 {
@@ -73,12 +80,11 @@ int cix_wire_read(struct cix_wire *w, void *buf, size_t len, struct cix_err *err
 	while (len) {
 		if (w->rpos == w->rlen) {
 			ssize_t n = fill(w, w->timeout_ms, err);
-			if (n <= 0)
-				w->failed = 1;
 			if (n < 0)
-				return (int)n;
+				return broken(w, (int)n);
 			if (n == 0)
-				return cix_error(err, -CIX_EFORMAT, "the connection ended in the middle of a message");
+				return broken(w, cix_error(err, -CIX_EFORMAT,
+							   "the connection ended in the middle of a message"));
 		}
 		size_t k = w->rlen - w->rpos < len ? w->rlen - w->rpos : len;
 		memcpy(p, w->rbuf + w->rpos, k);
@@ -106,10 +112,8 @@ int cix_wire_read_bool(struct cix_wire *w, int *v, struct cix_err *err)
 	int r = cix_wire_read_u64(w, &x, err);
 	if (r < 0)
 		return r;
-	if (x > 1) {
-		w->failed = 1;
-		return cix_error(err, -CIX_EFORMAT, "bad boolean %llu", (unsigned long long)x);
-	}
+	if (x > 1)
+		return broken(w, cix_error(err, -CIX_EFORMAT, "bad boolean %llu", (unsigned long long)x));
 	*v = (int)x;
 	return 0;
 }
@@ -122,10 +126,8 @@ static int read_padding(struct cix_wire *w, uint64_t len, struct cix_err *err)
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++)
-		if (pad[i]) {
-			w->failed = 1;
-			return cix_error(err, -CIX_EFORMAT, "non-zero padding");
-		}
+		if (pad[i])
+			return broken(w, cix_error(err, -CIX_EFORMAT, "non-zero padding"));
 	return 0;
 }
 
@@ -137,11 +139,9 @@ int cix_wire_read_string(struct cix_wire *w, struct strbuf *out, size_t max,
 	strbuf_reset(out);
 	if ((r = cix_wire_read_u64(w, &len, err)) < 0)
 		return r;
-	if (len > max) {
-		w->failed = 1;
-		return cix_error(err, -CIX_ELIMIT, "string of %llu bytes is longer than %zu",
-				 (unsigned long long)len, max);
-	}
+	if (len > max)
+		return broken(w, cix_error(err, -CIX_ELIMIT, "string of %llu bytes is longer than %zu",
+					   (unsigned long long)len, max));
 	strbuf_grow(out, (size_t)len);
 	if ((r = cix_wire_read(w, out->buf, (size_t)len, err)) < 0)
 		return r;
@@ -157,19 +157,14 @@ int cix_wire_read_strings(struct cix_wire *w, struct strvec *out, size_t max_cou
 	int r;
 	if ((r = cix_wire_read_u64(w, &n, err)) < 0)
 		return r;
-	if (n > max_count) {
-		w->failed = 1;
-		return cix_error(err, -CIX_ELIMIT, "list of %llu items is longer than %zu",
-				 (unsigned long long)n, max_count);
-	}
+	if (n > max_count)
+		return broken(w, cix_error(err, -CIX_ELIMIT, "list of %llu items is longer than %zu",
+					   (unsigned long long)n, max_count));
 	for (uint64_t i = 0; i < n; i++) {
 		if ((r = cix_wire_read_string(w, &s, max_len, err)) < 0)
 			break;
 		if (memchr(s.buf, '\0', s.len)) {
-			/* read whole: the stream is still in step */
-			r = cix_error(err, -CIX_EFORMAT, "string holds a NUL byte");
-			for (uint64_t k = i + 1; k < n && !w->failed; k++)
-				cix_wire_read_string(w, &s, max_len, NULL);
+			r = broken(w, cix_error(err, -CIX_EFORMAT, "string holds a NUL byte"));
 			break;
 		}
 		strvec_push(out, s.buf);
@@ -251,15 +246,15 @@ ssize_t cix_wire_source_read(void *opaque, void *buf, size_t len)
 		return 0;
 	if (w->rpos == w->rlen) {
 		ssize_t n = fill(w, w->timeout_ms, &src->err);
-		if (n <= 0)
-			return n;
+		if (n < 0)
+			return broken(w, (int)n);
+		if (n == 0)
+			return 0;
 	}
 	size_t k = w->rlen - w->rpos < len ? w->rlen - w->rpos : len;
 	ssize_t r = count(src, k);
-	if (r < 0) {
-		w->failed = 1;
-		return r;
-	}
+	if (r < 0)
+		return broken(w, (int)r);
 	memcpy(buf, w->rbuf + w->rpos, k);
 	w->rpos += k;
 	w->bytes_in += k;
@@ -280,10 +275,8 @@ ssize_t cix_wire_framed_read(void *opaque, void *buf, size_t len)
 		return 0;
 	size_t k = src->left < len ? (size_t)src->left : len;
 	ssize_t c = count(src, k);
-	if (c < 0) {
-		src->w->failed = 1;
-		return c;
-	}
+	if (c < 0)
+		return broken(src->w, (int)c);
 	if ((r = cix_wire_read(src->w, buf, k, &src->err)) < 0)
 		return r;
 	src->left -= k;

@@ -17,7 +17,8 @@
  * list is a u64 count and the items. Everything read is hostile: lengths
  * and counts are bounded before anything is allocated, padding must be
  * zero, and a peer that stops in the middle of a message is given up on
- * after a timeout.
+ * after a timeout. After any failed read the stream is out of step with
+ * the peer (broken is set): the connection can only be dropped.
  */
 
 #define CIX_WORKER_MAGIC_1 0x6e697863ULL   /* client -> daemon */
@@ -51,7 +52,7 @@ struct cix_wire {
 	size_t rpos, rlen;
 	struct strbuf wbuf;
 	int eof;             /* the peer closed its end */
-	int failed;          /* a read failed: the stream is out of step */
+	int broken;          /* a read failed in the middle of a message: out of step */
 	uint64_t bytes_in;   /* read so far, for limits */
 };
 
