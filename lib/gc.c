@@ -60,7 +60,12 @@ static void follow(struct cix_store *s, const char *link, int depth, struct strv
 		if (lstat(target, &st) < 0)
 			return;
 		if (S_ISDIR(st.st_mode)) {
-			scan(s, target, depth + 1, roots);
+			/* Only the state directory's own trees (profiles) are walked:
+			   a root pointing at / or /etc is not a reason to read them. */
+			size_t sd = strlen(s->state_dir);
+			if (!strncmp(target, s->state_dir, sd) && target[sd] == '/' &&
+			    !strstr(target, "/../") && !strstr(target, "/./"))
+				scan(s, target, depth + 1, roots);
 			return;
 		}
 		if (!S_ISLNK(st.st_mode))

@@ -1,0 +1,106 @@
+/* gc.c - unit tests for the garbage collector's roots */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "tap.h"
+#include "gc.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char tmp[256];
+
+static void link_to(const char *target, const char *rel)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", tmp, rel);
+	if (symlink(target, p) < 0)
+		diag("cannot link %s", p);
+}
+
+static void dir(const char *rel)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", tmp, rel);
+	mkdir(p, 0755);
+}
+
+static int has(const struct strvec *v, const char *p)
+{
+	for (size_t i = 0; i < v->nr; i++)
+		if (!strcmp(v->v[i], p))
+			return 1;
+	return 0;
+}
+
+int main(void)
+{
+	char store[512], state[512], a[600], b[600], c[600], p[700];
+	struct strvec roots = STRVEC_INIT;
+	struct cix_err err = { 0 };
+
+	if (tap_mkdtemp(tmp, sizeof(tmp), "gc") < 0)
+		return 1;
+	snprintf(store, sizeof(store), "%s/store", tmp);
+	snprintf(state, sizeof(state), "%s/state", tmp);
+	struct cix_store s = { .store_dir = store, .state_dir = state, .store_fd = -1 };
+	snprintf(a, sizeof(a), "%s/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-a", store);
+	snprintf(b, sizeof(b), "%s/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb-b", store);
+	snprintf(c, sizeof(c), "%s/cccccccccccccccccccccccccccccccc-c", store);
+	dir("store");
+	dir("state");
+	dir("state/gcroots");
+	dir("state/gcroots/auto");
+	dir("state/profiles");
+	dir("elsewhere");
+	/* a direct root, into a subpath of a store path */
+	snprintf(p, sizeof(p), "%s/bin/x", a);
+	link_to(p, "state/gcroots/direct");
+	/* an indirect root: gcroots -> a link elsewhere -> the store */
+	link_to(b, "elsewhere/result");
+	snprintf(p, sizeof(p), "%s/elsewhere/result", tmp);
+	link_to(p, "state/gcroots/auto/indirect");
+	/* a profiles directory linked from gcroots */
+	link_to(c, "state/profiles/default-1-link");
+	snprintf(p, sizeof(p), "%s/profiles", state);
+	link_to(p, "state/gcroots/profiles");
+	/* roots that lead outside the store, or to / */
+	link_to("/etc", "state/gcroots/etc");
+	link_to("/", "state/gcroots/slash");
+	link_to("/nonexistent", "state/gcroots/dangling");
+	/* a temporary root of a live process (us) and of a dead one */
+	dir("state/temproots");
+	snprintf(p, sizeof(p), "%s/temproots/%ld", state, (long)getpid());
+	FILE *f = fopen(p, "w");
+	if (f) {
+		fprintf(f, "%s/dddddddddddddddddddddddddddddddd-d%c", store, 0);
+		fclose(f);
+	}
+	snprintf(p, sizeof(p), "%s/temproots/999999999", state);
+	f = fopen(p, "w");
+	if (f) {
+		fprintf(f, "%s/ffffffffffffffffffffffffffffffff-f%c", store, 0);
+		fclose(f);
+	}
+
+	is_int(cix_gc_roots(&s, &roots, &err), 0, "roots found: %s", err.msg);
+	ok(has(&roots, a), "a direct root, through a subpath");
+	ok(has(&roots, b), "an indirect root, through a link outside");
+	ok(has(&roots, c), "a profile, through the profiles directory");
+	snprintf(p, sizeof(p), "%s/dddddddddddddddddddddddddddddddd-d", store);
+	ok(has(&roots, p), "a live process's temporary root");
+	snprintf(p, sizeof(p), "%s/ffffffffffffffffffffffffffffffff-f", store);
+	ok(!has(&roots, p), "not a dead process's");
+	is_int(roots.nr, 4, "nothing else (links to /etc and / are not walked)");
+	for (size_t i = 1; i < roots.nr; i++)
+		ok(strcmp(roots.v[i - 1], roots.v[i]) < 0, "sorted and unique");
+	strvec_clear(&roots);
+
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	if (system(cmd))
+		diag("cannot clean %s", tmp);
+	return done_testing();
+}
