@@ -147,6 +147,14 @@ static int user_version(struct cix_db *db, int *v, struct cix_err *err)
 static int migrate(struct cix_db *db, struct cix_err *err)
 {
 	int v = 0, r;
+	/*
+	 * Up to date (every open but the first): no write transaction, which
+	 * would wait for every writer (each daemon worker opens the store).
+	 */
+	if ((r = user_version(db, &v, err)) < 0)
+		return r;
+	if (v == CIX_DB_SCHEMA_VERSION)
+		return 0;
 	if ((r = exec(db, "begin immediate", err)) < 0)
 		return r;
 	if ((r = user_version(db, &v, err)) < 0)
