@@ -241,11 +241,17 @@ static int path_id(struct cix_db *db, const char *path, int64_t *id, struct cix_
 		return -CIX_EFORMAT;
 	sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
+	if (rc == SQLITE_ROW)
 		*id = sqlite3_column_int64(s, 0);
-		return 1;
-	}
-	return rc == SQLITE_DONE ? 0 : db_error(db, err, "cannot query path");
+	else if (rc != SQLITE_DONE)
+		return db_error(db, err, "cannot query path");
+	/*
+	 * Left on its row, the statement would keep its read transaction
+	 * open: later queries of this connection (a daemon worker's) would
+	 * not see paths added since, and the WAL could not be checkpointed.
+	 */
+	sqlite3_reset(s);
+	return rc == SQLITE_ROW;
 }
 
 int cix_db_is_valid(struct cix_db *db, const char *path, struct cix_err *err)
