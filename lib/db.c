@@ -330,8 +330,9 @@ int cix_db_query(struct cix_db *db, const char *path, struct cix_path_info *info
 	info->nar_size = (uint64_t)sqlite3_column_int64(s, 4);
 	info->sigs = col_strdup(s, 5);
 	info->ca = col_strdup(s, 6);
-	sqlite3_reset(s);
+	/* Reset after the references: one read transaction (snapshot) for both. */
 	int r = list(db, S_REFS, id, NULL, collect, info, err);
+	sqlite3_reset(s);
 	if (r < 0)
 		cix_path_info_release(info);
 	return r;
