@@ -147,6 +147,14 @@ static int user_version(struct cix_db *db, int *v, struct cix_err *err)
 static int migrate(struct cix_db *db, struct cix_err *err)
 {
 	int v = 0, r;
+	/*
+	 * Up to date (every open but the first): no write transaction, which
+	 * would wait for every writer (each daemon worker opens the store).
+	 */
+	if ((r = user_version(db, &v, err)) < 0)
+		return r;
+	if (v == CIX_DB_SCHEMA_VERSION)
+		return 0;
 	if ((r = exec(db, "begin immediate", err)) < 0)
 		return r;
 	if ((r = user_version(db, &v, err)) < 0)
@@ -233,11 +241,17 @@ static int path_id(struct cix_db *db, const char *path, int64_t *id, struct cix_
 		return -CIX_EFORMAT;
 	sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
+	if (rc == SQLITE_ROW)
 		*id = sqlite3_column_int64(s, 0);
-		return 1;
-	}
-	return rc == SQLITE_DONE ? 0 : db_error(db, err, "cannot query path");
+	else if (rc != SQLITE_DONE)
+		return db_error(db, err, "cannot query path");
+	/*
+	 * Left on its row, the statement would keep its read transaction
+	 * open: later queries of this connection (a daemon worker's) would
+	 * not see paths added since, and the WAL could not be checkpointed.
+	 */
+	sqlite3_reset(s);
+	return rc == SQLITE_ROW;
 }
 
 int cix_db_is_valid(struct cix_db *db, const char *path, struct cix_err *err)
@@ -316,8 +330,9 @@ int cix_db_query(struct cix_db *db, const char *path, struct cix_path_info *info
 	info->nar_size = (uint64_t)sqlite3_column_int64(s, 4);
 	info->sigs = col_strdup(s, 5);
 	info->ca = col_strdup(s, 6);
-	sqlite3_reset(s);
+	/* Reset after the references: one read transaction (snapshot) for both. */
 	int r = list(db, S_REFS, id, NULL, collect, info, err);
+	sqlite3_reset(s);
 	if (r < 0)
 		cix_path_info_release(info);
 	return r;

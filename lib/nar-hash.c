@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /*
@@ -167,14 +168,53 @@ static int pipe_contents(struct nar_writer *w, int fd, uint64_t size, const char
 	return 0;
 }
 
+/*
+ * A small regular file (a text the daemon was sent, a .drv) is hashed on
+ * the calling thread: starting the hasher and its buffers (4 MiB) costs
+ * far more than the hashing.
+ */
+#define SMALL_FILE (64 * 1024)
+
+struct small_hash {
+	struct cix_hash_ctx ctx;
+	uint64_t total;
+};
+
+static int small_sink(void *opaque, const void *data, size_t len)
+{
+	struct small_hash *h = opaque;
+	cix_hash_update(&h->ctx, data, len);
+	h->total += len;
+	return 0;
+}
+
+static int hash_small(const char *path, enum cix_hash_algo algo, struct cix_hash *out,
+		      uint64_t *size, struct cix_err *err)
+{
+	struct small_hash h = { .total = 0 };
+	cix_hash_init(&h.ctx, algo);
+	int r = cix_nar_dump(path, small_sink, &h, err);
+	if (r < 0) {
+		cix_hash_abort(&h.ctx);
+		return r;
+	}
+	cix_hash_final(&h.ctx, out);
+	if (size)
+		*size = h.total;
+	return 0;
+}
+
 int cix_nar_hash_path(const char *path, enum cix_hash_algo algo,
 		      struct cix_hash *out, uint64_t *size, struct cix_err *err)
 {
 	struct hash_pipe p = { .cur = 0 };
+	struct stat st;
 	pthread_t th;
 	int r;
 
 	cix_err_clear(err);
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= SMALL_FILE)
+		return hash_small(path, algo, out, size, err);
 	pthread_mutex_init(&p.lock, NULL);
 	pthread_cond_init(&p.cond, NULL);
 	for (int i = 0; i < NBUF; i++) {

@@ -11,6 +11,7 @@
 #define A "/s/00000000000000000000000000000000-a"
 #define B "/s/11111111111111111111111111111111-b"
 #define C "/s/22222222222222222222222222222222-c"
+#define D "/s/44444444444444444444444444444444-d"
 
 static struct cix_path_info info(const char *path, char **refs, size_t nr)
 {
@@ -80,6 +81,17 @@ int main(void)
 
 	ok(cix_db_open(file, 0, &db, &err) == 0, "reopen");
 	is_int(cix_db_is_valid(db, A, &err), 1, "A persisted");
+	/* A daemon worker's connection sees what other processes add meanwhile. */
+	{
+		struct cix_db *db2;
+		struct cix_path_info d = info(D, NULL, 0);
+		ok(cix_db_open(file, 0, &db2, &err) == 0, "second connection");
+		is_int(cix_db_register(db2, &d, 1, &err), 0, "register D on the second");
+		is_int(cix_db_query(db, D, &q, &err), 0, "the first, after a lookup, sees D");
+		cix_path_info_release(&q);
+		is_int(cix_db_is_valid(db, D, &err), 1, "and D is valid there");
+		cix_db_close(db2);
+	}
 	cix_db_close(db);
 
 	/* A version 1 database is brought up to date when opened. */
