@@ -2,8 +2,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "db.h"
 #include "encoding.h"
+#include "strbuf.h"
 
 #include <sqlite3.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <fcntl.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +107,17 @@ static const char *const stmt_sql[S_COUNT] = {
 struct cix_db {
 	sqlite3 *h;
 	sqlite3_stmt *st[S_COUNT];
+	int writer_fd;   /* PATH.writer: writers queue on its flock, -1 if none */
 };
+
+/*
+ * Writers of one database (the daemon's workers, cix processes) queue on
+ * an flock of their own before asking SQLite for its write lock: the
+ * kernel wakes the next one as soon as the lock is free, where SQLite's
+ * busy handler would poll with sleeps of up to 100 ms.
+ */
+static int begin_write(struct cix_db *db, struct cix_err *err);
+static void end_write(struct cix_db *db);
 
 static int db_error(struct cix_db *db, struct cix_err *err, const char *what)
 {
@@ -182,6 +197,7 @@ fail:
 int cix_db_open(const char *path, int create, struct cix_db **out, struct cix_err *err)
 {
 	struct cix_db *db = xcalloc(1, sizeof(*db));
+	db->writer_fd = -1;
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
 		    (create ? SQLITE_OPEN_CREATE : 0);
 	int r;
@@ -190,6 +206,13 @@ int cix_db_open(const char *path, int create, struct cix_db **out, struct cix_er
 		r = cix_error(err, -CIX_ENOTFOUND, "cannot open database '%s': %s", path,
 			      db->h ? sqlite3_errmsg(db->h) : "out of memory");
 		goto fail;
+	}
+	{
+		/* Without it (a read-only state directory), SQLite's locks alone. */
+		struct strbuf w = STRBUF_INIT;
+		strbuf_addf(&w, "%s.writer", path);
+		db->writer_fd = open(w.buf, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		strbuf_release(&w);
 	}
 	/* Writers wait for each other rather than fail (Nix's retrySQLite). */
 	sqlite3_busy_timeout(db->h, 60 * 60 * 1000);
@@ -207,10 +230,29 @@ fail:
 	return r;
 }
 
+static int begin_write(struct cix_db *db, struct cix_err *err)
+{
+	int r;
+	if (db->writer_fd >= 0)
+		while (flock(db->writer_fd, LOCK_EX) < 0 && errno == EINTR)
+			;
+	if ((r = exec(db, "begin immediate", err)) < 0)
+		end_write(db);
+	return r;
+}
+
+static void end_write(struct cix_db *db)
+{
+	if (db->writer_fd >= 0)
+		flock(db->writer_fd, LOCK_UN);
+}
+
 void cix_db_close(struct cix_db *db)
 {
 	if (!db)
 		return;
+	if (db->writer_fd >= 0)
+		close(db->writer_fd);
 	for (int i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(db->st[i]);
 	sqlite3_close_v2(db->h);
@@ -403,7 +445,7 @@ int cix_db_register(struct cix_db *db, const struct cix_path_info *infos, size_t
 		    struct cix_err *err)
 {
 	int64_t now = (int64_t)time(NULL);
-	int r = exec(db, "begin immediate", err);
+	int r = begin_write(db, err);
 	if (r < 0)
 		return r;
 	/* Rows first, so that references among infos resolve in any order. */
@@ -419,6 +461,7 @@ int cix_db_register(struct cix_db *db, const struct cix_path_info *infos, size_t
 		r = exec(db, "commit", err);
 	if (r < 0)
 		exec(db, "rollback", NULL);
+	end_write(db);
 	return r;
 }
 
@@ -511,7 +554,7 @@ int cix_db_all_valid(struct cix_db *db, cix_path_fn fn, void *opaque, struct cix
 int cix_db_invalidate(struct cix_db *db, const char *path, struct cix_err *err)
 {
 	int64_t id;
-	int r = exec(db, "begin immediate", err), rc;
+	int r = begin_write(db, err), rc;
 	if (r < 0)
 		return r;
 	if ((r = path_id(db, path, &id, err)) <= 0) {
@@ -544,5 +587,6 @@ int cix_db_invalidate(struct cix_db *db, const char *path, struct cix_err *err)
 out:
 	if (r < 0)
 		exec(db, "rollback", NULL);
+	end_write(db);
 	return r;
 }
