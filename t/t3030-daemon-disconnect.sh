@@ -1,0 +1,63 @@
+#!/bin/sh
+# t3030-daemon-disconnect.sh - a client that goes away in the middle of its build
+# SPDX-License-Identifier: GPL-3.0-or-later
+test_description='a client killed mid-build: its build ends, locks are released (security.md item 38)'
+. "$(dirname "$0")/test-lib.sh"
+
+CIX_STORE_DIR=$TRASH_DIRECTORY/store
+CIX_STATE_DIR=$TRASH_DIRECTORY/state
+CIX_LOG_DIR=$TRASH_DIRECTORY/logs
+CIX_CONF_FILE=/dev/null
+export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
+CIX_EXTRA_SANDBOX_PATHS=
+for d in /bin /lib /lib32 /lib64 /usr; do
+	[ -e $d ] && CIX_EXTRA_SANDBOX_PATHS="$CIX_EXTRA_SANDBOX_PATHS $d"
+done
+export CIX_EXTRA_SANDBOX_PATHS
+SOCK=$TRASH_DIRECTORY/sock
+S="unix://$SOCK?store=$CIX_STORE_DIR"
+
+cix-daemon --listen "$SOCK" 2>daemon.log &
+DAEMON=$!
+trap 'kill $DAEMON 2>/dev/null' EXIT
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	[ -S "$SOCK" ] && break
+	sleep 0.1
+done
+
+# Processes whose command line holds the marker (the pattern does not match itself).
+marker_alive () {
+	grep -qs "4[4]4$1" /proc/[0-9]*/cmdline
+}
+
+test_expect_success NIX 'a client killed while its derivation builds: the build ends' '
+	cat >d.nix <<-\EOF &&
+	derivation { name = "slow"; system = "x86_64-linux"; builder = "/bin/sh";
+	  args = [ "-c" "echo started; /bin/sleep 30.4441; echo > $out" ]; }
+	EOF
+	drv=$(nix-instantiate --store "$S" d.nix 2>/dev/null) &&
+	{ CIX_DAEMON_SOCKET=$SOCK cix store -r "$drv" >out 2>client.err & } &&
+	client=$! &&
+	for i in $(seq 100); do marker_alive 1 && break; sleep 0.1; done &&
+	marker_alive 1 &&
+	kill -9 $client &&
+	for i in $(seq 100); do marker_alive 1 || break; sleep 0.1; done &&
+	! marker_alive 1 &&
+	o=$(nix-store --store "$S" -q --outputs "$drv") &&
+	test_path_is_missing "$o" &&
+	test_expect_code 1 cix store --check-validity "$o" 2>/dev/null &&
+	kill -0 $DAEMON
+'
+
+test_expect_success NIX 'its locks are free: the next client builds it' '
+	cat >d2.nix <<-\EOF &&
+	derivation { name = "slow"; system = "x86_64-linux"; builder = "/bin/sh";
+	  args = [ "-c" "echo started; /bin/sleep 0.4442; echo done > $out" ]; }
+	EOF
+	drv=$(nix-instantiate --store "$S" d2.nix 2>/dev/null) &&
+	o=$(CIX_DAEMON_SOCKET=$SOCK cix store -r "$drv") &&
+	test "$(cat "$o")" = done &&
+	CIX_DAEMON_SOCKET=$SOCK cix store --verify --check-contents
+'
+
+test_done
