@@ -161,7 +161,8 @@ int cix_store_add_source(struct cix_store *s, const char *name, enum cix_add_met
 	}
 	if (!r && method == CIX_ADD_TEXT && (r = cix_store_check_drv(s, path.buf, t.buf, err)) == 0)
 		r = cix_store_drv_outputs(s, &info, t.buf, err);
-	if (!r && (r = cix_db_is_valid(s->db, path.buf, err)) == 0)
+	/* (cix_store_install leaves a path that is valid already as it is) */
+	if (!r)
 		r = cix_store_install(s, tmp.buf, &info, err);
 	if (r >= 0) {
 		r = 0;
