@@ -40,6 +40,12 @@ struct building {
 	size_t nr_locks;
 	char *build_dir;
 	struct cix_build_user user;  /* or none: a user namespace */
+	/*
+	 * Outputs valid before the build (some of them may be, when others
+	 * were deleted): left exactly as they are, whatever the build does
+	 * (security.md item 13); the build's copies of them are dropped.
+	 */
+	unsigned char *valid;
 };
 
 /* ---- The builder's environment, as Nix sets it ---- */
@@ -309,6 +315,8 @@ static int take_outputs(struct building *b, const char *root, struct cix_err *er
 	for (size_t i = 0; !r && i < b->drv->nr_outputs; i++) {
 		const char *base = b->drv->outputs[i].path + strlen(s->store_dir) + 1;
 		struct stat st;
+		if (b->valid && b->valid[i])
+			continue; /* the valid one stays; this copy goes with the root */
 		if (fstatat(rfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue; /* reported as missing by register_outputs */
 		/*
@@ -559,6 +567,12 @@ static int register_outputs(struct building *b, const struct cix_db_graph *input
 		const struct cix_drv_output *o = &drv->outputs[i];
 		const char *base = o->path + store_len + 1;
 		struct stat st;
+		if (b->valid && b->valid[i]) {
+			/* registered again as it is, for the check of cycles */
+			if ((r = cix_db_query(s->db, o->path, &infos[i], err)) < 0)
+				break;
+			continue;
+		}
 		if (fstatat(s->store_fd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			r = cix_error(err, -CIX_ENOTFOUND, "builder for '%s' failed to produce output path '%s'",
 				      b->drv_path, o->path);
@@ -662,8 +676,15 @@ static int build(struct building *b, struct cix_err *err)
 		/* Someone else may have built it while we waited. */
 		if (!r && (r = outputs_valid(s, drv, err)) != 0)
 			goto out;
-		for (size_t i = 0; !r && i < drv->nr_outputs; i++)
-			r = cix_remove_path(s, drv->outputs[i].path, err);
+		b->valid = xcalloc(drv->nr_outputs + 1, 1);
+		for (size_t i = 0; !r && i < drv->nr_outputs; i++) {
+			if ((r = cix_db_is_valid(s->db, drv->outputs[i].path, err)) > 0)
+				b->valid[i] = 1;
+			else if (!r)   /* a leftover of a crash, say */
+				r = cix_remove_path(s, drv->outputs[i].path, err);
+			if (r > 0)
+				r = 0;
+		}
 	}
 	if (r < 0 || (r = input_closure(s, drv, &inputs, err)) < 0)
 		goto out;
@@ -732,6 +753,7 @@ out:
 	for (size_t i = 0; i < b->nr_locks; i++)
 		cix_path_unlock(s, &b->locks[i]);
 	free(b->locks);
+	free(b->valid);
 	free(b->build_dir);
 	cix_db_graph_release(&inputs);
 	strbuf_release(&root);

@@ -13,6 +13,10 @@ CIX_EXTRA_SANDBOX_PATHS=
 for d in /bin /lib /lib32 /lib64 /usr; do
 	[ -e $d ] && CIX_EXTRA_SANDBOX_PATHS="$CIX_EXTRA_SANDBOX_PATHS $d"
 done
+# A directory a test may put a flag in for its builders (the daemon's
+# builds see it too: it is there from the start).
+mkdir -p "$TRASH_DIRECTORY/flagdir"
+CIX_EXTRA_SANDBOX_PATHS="$CIX_EXTRA_SANDBOX_PATHS $TRASH_DIRECTORY/flagdir"
 export CIX_EXTRA_SANDBOX_PATHS
 N="local?store=$CIX_STORE_DIR&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
 # Nix builds in a chroot here (its real store differs from the logical one).
@@ -216,6 +220,34 @@ test_expect_success NIX 'kill -9 during a build: nothing registered, the next bu
 	cix store -r $(cat k.drv) >k.out &&
 	test "$(cat "$o/b")" = done &&
 	cix store --verify-path "$o"
+'
+
+test_expect_success NIX 'only some outputs valid: a failed build leaves them as they are (security.md item 13)' '
+	cat >part.nix <<-EOF &&
+	derivation { name = "part"; system = "x86_64-linux"; builder = "/bin/sh"; outputs = [ "out" "doc" ];
+	  args = [ "-c" "if [ -e $PWD/flagdir/fail ]; then echo failing; exit 1; fi;
+	    echo out > \$out; echo \$out > \$doc" ]; }
+	EOF
+	nix-instantiate --store "$N" part.nix >part.drv 2>/dev/null &&
+	nixs --export $(nixs -qR $(cat part.drv)) | cix store --import >/dev/null &&
+	cix store -r $(cat part.drv) >outs &&
+	out=$(sed -n 1p outs) doc=$(sed -n 2p outs) &&
+	case "$out" in *-doc) t=$out; out=$doc; doc=$t ;; esac &&
+	before=$(cix store -q --hash "$out") &&
+	cix store --delete "$doc" &&
+	touch flagdir/fail &&
+	test_expect_code 1 cix store -r $(cat part.drv) 2>err &&
+	grep failing err &&
+	cix store --check-validity "$out" &&
+	cix store --verify-path "$out" &&
+	test "$(cat "$out")" = out &&
+	test_path_is_missing "$doc" &&
+	rm flagdir/fail &&
+	cix store -r $(cat part.drv) &&
+	test "$(cix store -q --hash "$out")" = "$before" &&
+	test "$(cat "$doc")" = "$out" &&
+	cix store -q --references "$doc" | grep -x "$out" &&
+	cix store --verify --check-contents
 '
 
 test_expect_success NIX '--check: a deterministic build passes, a random one exits 104' '
