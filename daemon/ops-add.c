@@ -34,16 +34,20 @@ static int parse_method(const char *s, enum cix_add_method *m, enum cix_hash_alg
 	return 0;
 }
 
-/* Reply with path and its info, as ValidPathInfo is written. */
-static int reply_path_info(struct conn *c, const char *path, struct cix_err *err)
+/*
+ * Reply with path and its info, as ValidPathInfo is written: what the add
+ * registered, or (when the path was valid already) what the store has.
+ */
+static int reply_path_info(struct conn *c, const char *path, struct cix_path_info *known,
+			   struct cix_err *err)
 {
 	struct cix_path_info info = { 0 };
-	int r = cix_db_query(c->s->db, path, &info, err);
+	int r = known->path ? 0 : cix_db_query(c->s->db, path, &info, err);
 	if (r < 0)
 		return r;
 	conn_last(c);
 	cix_wire_write_str(&c->w, path);
-	conn_write_path_info(c, &info);
+	conn_write_path_info(c, known->path ? known : &info);
 	cix_path_info_release(&info);
 	return 0;
 }
@@ -75,7 +79,7 @@ static int add_to_store_legacy(struct conn *c, struct cix_err *err)
 	}
 	if (recursive) {
 		r = cix_store_add_source(c->s, name.buf, CIX_ADD_RECURSIVE, algo, NULL, 0,
-					 cix_wire_source_read, &src, &out, err);
+					 cix_wire_source_read, &src, &out, NULL, err);
 		if (r < 0)
 			c->broken = 1;   /* where the NAR stopped is unknown */
 	} else {
@@ -118,6 +122,7 @@ static int op_add_to_store(struct conn *c, struct cix_err *err)
 	struct strbuf name = STRBUF_INIT, method = STRBUF_INIT, out = STRBUF_INIT;
 	struct strvec refs = STRVEC_INIT;
 	struct cix_wire_source src = CIX_WIRE_SOURCE_INIT(&c->w);
+	struct cix_path_info known = { 0 };
 	enum cix_add_method m = CIX_ADD_FLAT;
 	enum cix_hash_algo algo = CIX_HASH_SHA256;
 	int repair, r;
@@ -133,7 +138,7 @@ static int op_add_to_store(struct conn *c, struct cix_err *err)
 	if ((r = parse_method(method.buf, &m, &algo, err)) == 0 &&
 	    (!repair || (r = conn_need_trust(c, "repair paths", err)) == 0))
 		r = cix_store_add_source(c->s, name.buf, m, algo, (const char *const *)refs.v,
-					 refs.nr, cix_wire_framed_read, &src, &out, err);
+					 refs.nr, cix_wire_framed_read, &src, &out, &known, err);
 	if (src.err.code && r < 0)
 		*err = src.err;
 	if (!src.done) {
@@ -146,8 +151,9 @@ static int op_add_to_store(struct conn *c, struct cix_err *err)
 		}
 	}
 	if (!r)
-		r = reply_path_info(c, out.buf, err);
+		r = reply_path_info(c, out.buf, &known, err);
 out:
+	cix_path_info_release(&known);
 	strbuf_release(&name);
 	strbuf_release(&method);
 	strbuf_release(&out);
@@ -167,7 +173,7 @@ static int op_add_text_to_store(struct conn *c, struct cix_err *err)
 	struct cix_mem_source mem = { (const unsigned char *)text.buf, text.len, 0 };
 	r = cix_store_add_source(c->s, name.buf, CIX_ADD_TEXT, CIX_HASH_SHA256,
 				 (const char *const *)refs.v, refs.nr, cix_mem_source_read, &mem,
-				 &out, err);
+				 &out, NULL, err);
 	if (!r) {
 		conn_last(c);
 		cix_wire_write_str(&c->w, out.buf);

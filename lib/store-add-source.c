@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <time.h>
 
 /* Write src's bytes to a new 0444 file at path, hashing them with algo. */
 static int write_flat(const char *path, cix_source_fn src, void *opaque,
@@ -93,7 +94,7 @@ int cix_store_check_drv(struct cix_store *s, const char *path, const char *file,
 int cix_store_add_source(struct cix_store *s, const char *name, enum cix_add_method method,
 			 enum cix_hash_algo algo, const char *const *refs, size_t nr_refs,
 			 cix_source_fn src, void *opaque, struct strbuf *out,
-			 struct cix_err *err)
+			 struct cix_path_info *registered, struct cix_err *err)
 {
 	struct cix_path_info info = { 0 };
 	struct strbuf tmp = STRBUF_INIT, t = STRBUF_INIT, path = STRBUF_INIT, ca = STRBUF_INIT;
@@ -152,18 +153,26 @@ int cix_store_add_source(struct cix_store *s, const char *name, enum cix_add_met
 			info.refs[k] = (char *)refs[i];
 			info.nr_refs++;
 		}
-		for (size_t i = 0; !r && i < info.nr_refs; i++)
-			if ((r = cix_db_is_valid(s->db, info.refs[i], err)) == 0)
-				r = cix_error(err, -CIX_ENOTFOUND, "reference '%s' is not valid",
-					      info.refs[i]);
-		if (r > 0)
-			r = 0;
+		/* (registering checks that they are valid, in its transaction) */
 	}
 	if (!r && method == CIX_ADD_TEXT && (r = cix_store_check_drv(s, path.buf, t.buf, err)) == 0)
 		r = cix_store_drv_outputs(s, &info, t.buf, err);
 	/* (cix_store_install leaves a path that is valid already as it is) */
+	info.reg_time = (int64_t)time(NULL);
 	if (!r)
 		r = cix_store_install(s, tmp.buf, &info, err);
+	if (r > 0 && registered) {
+		/* what was registered, for a reply that needs no query */
+		registered->path = xstrdup(info.path);
+		registered->nar_hash = info.nar_hash;
+		registered->nar_size = info.nar_size;
+		registered->reg_time = info.reg_time;
+		registered->ca = xstrdup(info.ca);
+		registered->refs = xcalloc(info.nr_refs + 1, sizeof(char *));
+		for (size_t i = 0; i < info.nr_refs; i++)
+			registered->refs[i] = xstrdup(info.refs[i]);
+		registered->nr_refs = info.nr_refs;
+	}
 	if (r >= 0) {
 		r = 0;
 		strbuf_addstr(out, path.buf);

@@ -12,6 +12,7 @@
  * Under the path's lock, unless it became valid meanwhile: drop an invalid
  * leftover of an earlier crash, rename the canonical tree TMP_DIR/tmp to
  * info->path, register info. The caller removes tmp if it is still there.
+ * Returns 1 when info was registered here, 0 when the path was valid.
  */
 int cix_store_install(struct cix_store *s, const char *tmp, struct cix_path_info *info,
 		      struct cix_err *err);

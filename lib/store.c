@@ -409,6 +409,8 @@ int cix_store_install(struct cix_store *s, const char *tmp, struct cix_path_info
 	close(tfd);
 	if (!r && (r = cix_db_register(s->db, info, 1, err)) < 0)
 		cix_remove_tree_at(s->store_fd, base, NULL);
+	if (!r)
+		r = 1;   /* registered here */
 out:
 	cix_path_unlock(s, &lock);
 	return r;

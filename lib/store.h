@@ -62,11 +62,13 @@ int cix_store_add(struct cix_store *s, const char *src, enum cix_add_method meth
  * src gives a NAR, otherwise the file's bytes. CIX_ADD_TEXT (sha256 only)
  * makes a text path with the references refs (valid paths); a text
  * derivation (NAME.drv) must have the output paths its contents give.
+ * registered (may be NULL) receives what was registered, when the path
+ * was not valid before (and is left zeroed when it was).
  */
 int cix_store_add_source(struct cix_store *s, const char *name, enum cix_add_method method,
 			 enum cix_hash_algo algo, const char *const *refs, size_t nr_refs,
 			 cix_source_fn src, void *opaque, struct strbuf *out,
-			 struct cix_err *err);
+			 struct cix_path_info *registered, struct cix_err *err);
 
 /*
  * If path is a derivation (file: where its text is now), check that its
