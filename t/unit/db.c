@@ -98,15 +98,20 @@ int main(void)
 	sqlite3 *h;
 	sqlite3_stmt *st;
 	sqlite3_open(file, &h);
-	sqlite3_exec(h, "drop index IndexReferenceReferrer; pragma user_version = 1", NULL, NULL, NULL);
+	sqlite3_exec(h, "create index IndexReferrer on Refs(referrer);"
+		     "create index IndexReference on Refs(reference);"
+		     "drop index IndexReferenceReferrer; pragma user_version = 1", NULL, NULL, NULL);
 	sqlite3_close(h);
 	ok(cix_db_open(file, 0, &db, &err) == 0, "open a version 1 database");
 	cix_db_close(db);
 	sqlite3_open(file, &h);
 	sqlite3_prepare_v2(h, "select (select count(*) from sqlite_master where name ="
-			   " 'IndexReferenceReferrer'), (select user_version from pragma_user_version)", -1, &st, NULL);
+			   " 'IndexReferenceReferrer'), (select user_version from pragma_user_version),"
+			   " (select count(*) from sqlite_master where name in"
+			   " ('IndexReferrer', 'IndexReference'))", -1, &st, NULL);
 	ok(st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1 &&
-	   sqlite3_column_int(st, 1) == CIX_DB_SCHEMA_VERSION, "migrated to the current version");
+	   sqlite3_column_int(st, 1) == CIX_DB_SCHEMA_VERSION && sqlite3_column_int(st, 2) == 0,
+	   "migrated to the current version (covered indexes dropped)");
 	sqlite3_finalize(st);
 	sqlite3_close(h);
 	ok(cix_db_open(file, 0, &db, &err) == 0 && cix_db_is_valid(db, A, &err) == 1,
