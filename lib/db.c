@@ -18,9 +18,16 @@
  * Version 1: the tables and columns of Nix's schema 10, so that the layout
  * is familiar; hashes are stored as "sha256:<base16>" as Nix does.
  */
+/*
+ * Unlike Nix's, ids are not AUTOINCREMENT: registering a path then writes
+ * no sqlite_sequence row (one b-tree fewer per commit). An id may be used
+ * again after its path is deleted, which nothing depends on: references
+ * go with the path. (Databases made before keep AUTOINCREMENT; the two
+ * are the same on disk.)
+ */
 static const char schema_v1[] =
 	"create table ValidPaths ("
-	"  id integer primary key autoincrement not null,"
+	"  id integer primary key not null,"
 	"  path text unique not null,"
 	"  hash text not null,"
 	"  registrationTime integer not null,"
