@@ -99,7 +99,7 @@ int cix_store_add_source(struct cix_store *s, const char *name, enum cix_add_met
 	struct cix_path_info info = { 0 };
 	struct strbuf tmp = STRBUF_INIT, t = STRBUF_INIT, path = STRBUF_INIT, ca = STRBUF_INIT;
 	struct cix_hash h;
-	int r;
+	int r, moved = 0;
 
 	if ((r = cix_store_name_check(name, strlen(name), err)) < 0)
 		return r;
@@ -159,8 +159,8 @@ int cix_store_add_source(struct cix_store *s, const char *name, enum cix_add_met
 		r = cix_store_drv_outputs(s, &info, t.buf, err);
 	/* (cix_store_install leaves a path that is valid already as it is) */
 	info.reg_time = (int64_t)time(NULL);
-	if (!r)
-		r = cix_store_install(s, tmp.buf, &info, err);
+	if (!r && (r = cix_store_install(s, tmp.buf, &info, err)) > 0)
+		moved = 1;
 	if (r > 0 && registered) {
 		/* what was registered, for a reply that needs no query */
 		registered->path = xstrdup(info.path);
@@ -185,7 +185,8 @@ int cix_store_add_source(struct cix_store *s, const char *name, enum cix_add_met
 	free(info.outputs);
 	free(info.refs);
 out:
-	cix_remove_tree_at(AT_FDCWD, t.buf, NULL);
+	if (!moved)
+		cix_remove_tree_at(AT_FDCWD, t.buf, NULL);
 	strbuf_release(&tmp);
 	strbuf_release(&t);
 	strbuf_release(&path);

@@ -152,6 +152,7 @@ int cix_store_open(const char *store_dir, const char *state_dir,
 	int r;
 
 	s->store_fd = -1;
+	s->tmp_fd = -1;
 	s->store_dir = xstrdup(store_dir ? store_dir : cix_store_dir());
 	s->state_dir = xstrdup(state_dir ? state_dir : cix_state_dir());
 	if ((r = cix_store_dir_check(s->store_dir, err)) < 0)
@@ -164,7 +165,9 @@ int cix_store_open(const char *store_dir, const char *state_dir,
 		r = cix_error_errno(err, -errno, "cannot open store '%s'", s->store_dir);
 		goto fail;
 	}
-	if (mkdirat(s->store_fd, TMP_DIR, 0700) < 0 && errno != EEXIST) {
+	if ((mkdirat(s->store_fd, TMP_DIR, 0700) < 0 && errno != EEXIST) ||
+	    (s->tmp_fd = openat(s->store_fd, TMP_DIR,
+				O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 		r = cix_error_errno(err, -errno, "cannot create '%s/%s'", s->store_dir, TMP_DIR);
 		goto fail;
 	}
@@ -189,6 +192,8 @@ void cix_store_close(struct cix_store *s)
 	cix_db_close(s->db);
 	if (s->store_fd >= 0)
 		close(s->store_fd);
+	if (s->tmp_fd >= 0)
+		close(s->tmp_fd);
 	free(s->store_dir);
 	free(s->state_dir);
 	free(s);
@@ -390,7 +395,7 @@ int cix_store_install(struct cix_store *s, const char *tmp, struct cix_path_info
 {
 	struct cix_path_lock lock;
 	const char *base = info->path + strlen(s->store_dir) + 1;
-	int tfd, r;
+	int r;
 
 	if ((r = cix_path_lock(s, info->path, &lock, err)) < 0)
 		return r;
@@ -400,13 +405,7 @@ int cix_store_install(struct cix_store *s, const char *tmp, struct cix_path_info
 	}
 	if ((r = cix_remove_tree_at(s->store_fd, base, err)) < 0)
 		goto out;
-	tfd = openat(s->store_fd, TMP_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (tfd < 0) {
-		r = cix_error_errno(err, -errno, "cannot open '%s/%s'", s->store_dir, TMP_DIR);
-		goto out;
-	}
-	r = cix_store_move_in(s, tfd, tmp, base, err);
-	close(tfd);
+	r = cix_store_move_in(s, s->tmp_fd, tmp, base, err);
 	if (!r && (r = cix_db_register(s->db, info, 1, err)) < 0)
 		cix_remove_tree_at(s->store_fd, base, NULL);
 	if (!r)

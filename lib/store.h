@@ -26,6 +26,7 @@ struct cix_store {
 	char *store_dir;
 	char *state_dir;
 	int store_fd;           /* the store directory, O_PATH (-1 if not there) */
+	int tmp_fd;             /* its temporaries' directory, O_PATH (-1: none) */
 	struct cix_db *db;      /* NULL when the store is the daemon's */
 	struct cix_remote *remote;   /* the daemon that owns the store, or NULL */
 };
