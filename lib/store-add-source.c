@@ -18,8 +18,12 @@
 #include <time.h>
 
 /* Write src's bytes to a new 0444 file at path, hashing them with algo. */
+/* A small file's bytes are kept, to hash its NAR without reading it back. */
+#define KEEP_MAX 65536
+
 static int write_flat(const char *path, cix_source_fn src, void *opaque,
-		      enum cix_hash_algo algo, struct cix_hash *h, struct cix_err *err)
+		      enum cix_hash_algo algo, struct cix_hash *h, struct strbuf *keep,
+		      uint64_t *total, struct cix_err *err)
 {
 	static const struct timespec times[2] = { { 1, 0 }, { 1, 0 } };
 	struct cix_hash_ctx ctx;
@@ -42,6 +46,9 @@ static int write_flat(const char *path, cix_source_fn src, void *opaque,
 		if (n == 0)
 			break;
 		cix_hash_update(&ctx, buf, (size_t)n);
+		*total += (uint64_t)n;
+		if (*total <= KEEP_MAX)
+			strbuf_add(keep, buf, (size_t)n);
 		if ((r = cix_write_full(fd, buf, (size_t)n)) < 0) {
 			cix_error_errno(err, r, "cannot write '%s'", path);
 			break;
@@ -56,6 +63,33 @@ static int write_flat(const char *path, cix_source_fn src, void *opaque,
 	close(fd);
 	free(buf);
 	return r;
+}
+
+/* The NAR of a regular, non-executable file holding data: its sha256 and size. */
+static void nar_hash_file(const char *data, size_t len, struct cix_hash *h, uint64_t *size)
+{
+	static const char *const head[] = { "nix-archive-1", "(", "type", "regular", "contents" };
+	static const unsigned char zero[8];
+	struct cix_hash_ctx ctx;
+	unsigned char n[8];
+	uint64_t total = 0;
+	cix_hash_init(&ctx, CIX_HASH_SHA256);
+	for (size_t i = 0; i <= ARRAY_SIZE(head); i++) {
+		const char *s = i < ARRAY_SIZE(head) ? head[i] : NULL;
+		size_t l = s ? strlen(s) : len;
+		cix_put_u64le(n, l);
+		cix_hash_update(&ctx, n, 8);
+		cix_hash_update(&ctx, s ? s : data, l);
+		cix_hash_update(&ctx, zero, (8 - l % 8) % 8);
+		total += 8 + l + (8 - l % 8) % 8;
+	}
+	cix_put_u64le(n, 1);
+	cix_hash_update(&ctx, n, 8);
+	cix_hash_update(&ctx, ")", 1);
+	cix_hash_update(&ctx, zero, 7);
+	total += 16;
+	cix_hash_final(&ctx, h);
+	*size = total;
 }
 
 /* Input derivations come from the store, where they are valid. */
@@ -117,10 +151,15 @@ int cix_store_add_source(struct cix_store *s, const char *name, enum cix_add_met
 		else
 			h = info.nar_hash;
 	} else {
-		r = write_flat(t.buf, src, opaque, algo, &h, err);
-		if (!r)
+		struct strbuf keep = STRBUF_INIT;
+		uint64_t total = 0;
+		r = write_flat(t.buf, src, opaque, algo, &h, &keep, &total, err);
+		if (!r && total <= KEEP_MAX)
+			nar_hash_file(keep.buf, keep.len, &info.nar_hash, &info.nar_size);
+		else if (!r)
 			r = cix_nar_hash_path(t.buf, CIX_HASH_SHA256, &info.nar_hash,
 					      &info.nar_size, err);
+		strbuf_release(&keep);
 	}
 	if (r < 0)
 		goto out;
