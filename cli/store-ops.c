@@ -47,14 +47,9 @@ int op_add_fixed(struct cix_store *s, const struct store_flags *f, char **args, 
 
 /* ---- Queries ---- */
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 long set_find(const struct pathset *ps, const char *p)
 {
-	char **hit = ps->nr ? bsearch(&p, ps->v, ps->nr, sizeof(*ps->v), cmp_str) : NULL;
+	char **hit = ps->nr ? bsearch(&p, ps->v, ps->nr, sizeof(*ps->v), cix_cmp_str) : NULL;
 	return hit ? hit - ps->v : -1;
 }
 

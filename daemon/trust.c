@@ -19,11 +19,8 @@
 
 static void split_into(struct strvec *v, const char *value)
 {
-	char *copy = xstrdup(value), *save = NULL;
 	strvec_clear(v);
-	for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
-		strvec_push(v, t);
-	free(copy);
+	strvec_split(v, value, " \t");
 }
 
 int daemon_trust_load(const char *file, struct daemon_trust *t, struct cix_err *err)

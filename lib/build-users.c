@@ -251,13 +251,11 @@ static int hand_over_at(int dirfd, const char *name, uid_t from, int depth, stru
 		close(fd);
 		return cix_error(err, -CIX_EMISMATCH, "'%s' changed while being handed over", name);
 	}
-	int dfd = dup(fd);
-	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	DIR *d = cix_fdopendir_dup(fd);
 	if (!d) {
-		if (dfd >= 0)
-			close(dfd);
+		r = cix_error_errno(err, -errno, "cannot read directory '%s'", name);
 		close(fd);
-		return cix_error_errno(err, -errno, "cannot read directory '%s'", name);
+		return r;
 	}
 	struct dirent *de;
 	while (!r && (errno = 0, de = readdir(d)))
@@ -292,12 +290,9 @@ void cix_build_dirs_clean(struct cix_store *s)
 			close(fd);
 		return;
 	}
-	while ((de = readdir(dir))) {
-		long pid;
-		if (sscanf(de->d_name, "build-%ld-", &pid) == 1 && pid > 0 &&
-		    kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+	while ((de = readdir(dir)))
+		if (cix_name_of_dead_process(de->d_name, "build-"))
 			cix_remove_tree_at(fd, de->d_name, NULL);
-	}
 	closedir(dir);
 }
 

@@ -137,14 +137,7 @@ static void *tee_thread(void *arg)
  */
 static void env_list(const char *name, struct strvec *out)
 {
-	const char *v = getenv(name);
-	char *copy, *tok, *save = NULL;
-	if (!v || !*v)
-		return;
-	copy = xstrdup(v);
-	for (tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save))
-		strvec_push(out, tok);
-	free(copy);
+	strvec_split(out, getenv(name), " \t\n");
 }
 
 static int run_sandboxed(struct building *b, char **envp, const char *root,
@@ -439,11 +432,6 @@ static int check_fixed(const struct cix_drv_output *o, const struct cix_hash *na
 	return r;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Which of the candidates (inputs and outputs) does output path refer to? */
 static int scan_refs(const char *path, const struct cix_db_graph *inputs,
 		     const struct cix_drv *drv, size_t store_len, struct cix_path_info *info,
@@ -472,15 +460,7 @@ static int scan_refs(const char *path, const struct cix_db_graph *inputs,
 		if (cix_refscan_found(sc, i))
 			info->refs[info->nr_refs++] = xstrdup(full[i]);
 	/* The database keeps them sorted and unique; so does the export format. */
-	qsort(info->refs, info->nr_refs, sizeof(*info->refs), cmp_str);
-	size_t kept = 0;
-	for (size_t i = 0; i < info->nr_refs; i++) {
-		if (kept && !strcmp(info->refs[kept - 1], info->refs[i]))
-			free(info->refs[i]);
-		else
-			info->refs[kept++] = info->refs[i];
-	}
-	info->nr_refs = kept;
+	info->nr_refs = cix_sort_unique(info->refs, info->nr_refs);
 out:
 	cix_refscan_free(sc);
 	for (size_t i = 0; i < n; i++)
@@ -656,7 +636,7 @@ static int build(struct building *b, struct cix_err *err)
 	/* Lock the outputs in sorted order: two builders never deadlock. */
 	for (size_t i = 0; i < drv->nr_outputs; i++)
 		outs[i] = drv->outputs[i].path;
-	qsort(outs, drv->nr_outputs, sizeof(*outs), cmp_str);
+	qsort(outs, drv->nr_outputs, sizeof(*outs), cix_cmp_str);
 	b->locks = xcalloc(drv->nr_outputs + 1, sizeof(*b->locks));
 	/* Another build (of this process too) may hold them: wait unlocked. */
 	pthread_mutex_unlock(b->lock);

@@ -87,14 +87,11 @@ static int canon_node(int dirfd, const char *name, int depth, struct canon *c, s
 
 static int canon_dir(int fd, const char *name, int depth, struct canon *c, struct cix_err *err)
 {
-	int dup_fd = dup(fd), r = 0;
-	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	DIR *d = cix_fdopendir_dup(fd);
 	struct dirent *de;
-	if (!d) {
-		if (dup_fd >= 0)
-			close(dup_fd);
+	int r = 0;
+	if (!d)
 		return cix_error_errno(err, -errno, "cannot read directory '%s'", name);
-	}
 	while (!r && (errno = 0, de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;

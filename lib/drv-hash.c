@@ -217,11 +217,6 @@ done:
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int cmp_input(const void *a, const void *b)
 {
 	return strcmp(((const struct cix_drv_input *)a)->path,
@@ -238,7 +233,7 @@ static void merge_outputs(struct cix_drv_input *dst, const struct cix_drv_input 
 	if (src->nr_outputs)
 		memcpy(v + dst->nr_outputs, src->outputs, src->nr_outputs * sizeof(*v));
 	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_str);
+		qsort(v, n, sizeof(*v), cix_cmp_str);
 	for (size_t i = 0; i < n; i++)
 		if (!k || strcmp(v[k - 1], v[i]))
 			v[k++] = v[i];

@@ -150,11 +150,6 @@ void cix_drv_set_builder(struct cix_drv *drv, const char *builder)
 	drv->builder = cix_drv_strdup(drv, builder);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int cmp_output(const void *a, const void *b)
 {
 	return strcmp(((const struct cix_drv_output *)a)->name,
@@ -178,7 +173,7 @@ static size_t sort_uniq(char **v, size_t n)
 {
 	size_t k = 0;
 	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_str);
+		qsort(v, n, sizeof(*v), cix_cmp_str);
 	for (size_t i = 0; i < n; i++)
 		if (!k || strcmp(v[k - 1], v[i]))
 			v[k++] = v[i];

@@ -34,11 +34,6 @@ static int sink_error(struct cix_err *err, int r)
 	return cix_error_errno(err, r, "cannot write export stream");
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static int ends_with_drv(const char *s)
 {
 	size_t n = strlen(s);
@@ -106,7 +101,7 @@ int cix_export_meta(cix_sink_fn sink, void *opaque,
 	if (m->nr_refs) {
 		refs = xmalloc(m->nr_refs * sizeof(*refs));
 		memcpy(refs, m->refs, m->nr_refs * sizeof(*refs));
-		qsort(refs, m->nr_refs, sizeof(*refs), cmp_str);
+		qsort(refs, m->nr_refs, sizeof(*refs), cix_cmp_str);
 		for (size_t i = 0; i < m->nr_refs; i++)
 			if (!nr || strcmp(refs[nr - 1], refs[i]))
 				refs[nr++] = refs[i];

@@ -109,7 +109,7 @@ static void temp_roots(struct cix_store *s, struct strvec *roots)
 	while ((de = readdir(d))) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
-		if (*end || pid <= 0 || (kill((pid_t)pid, 0) < 0 && errno == ESRCH))
+		if (*end || pid <= 0 || cix_name_of_dead_process(de->d_name, ""))
 			continue;
 		struct strbuf f = STRBUF_INIT, data = STRBUF_INIT;
 		strbuf_addf(&f, "%s/%s", dir.buf, de->d_name);
@@ -130,11 +130,6 @@ static void temp_roots(struct cix_store *s, struct strvec *roots)
 	strbuf_release(&dir);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int cix_gc_roots(struct cix_store *s, struct strvec *roots, struct cix_err *err)
 {
 	struct strbuf dir = STRBUF_INIT;
@@ -142,18 +137,7 @@ int cix_gc_roots(struct cix_store *s, struct strvec *roots, struct cix_err *err)
 	scan(s, dir.buf, 0, roots);
 	strbuf_release(&dir);
 	temp_roots(s, roots);
-	if (roots->nr)
-		qsort(roots->v, roots->nr, sizeof(*roots->v), cmp_str);
-	size_t k = 0;
-	for (size_t i = 0; i < roots->nr; i++) {
-		if (k && !strcmp(roots->v[k - 1], roots->v[i]))
-			free(roots->v[i]);
-		else
-			roots->v[k++] = roots->v[i];
-	}
-	roots->nr = k;
-	if (roots->v)
-		roots->v[k] = NULL;
+	strvec_sort_unique(roots);
 	return 0;
 }
 

@@ -106,13 +106,11 @@ static int walk(struct opt *o, int dirfd, const char *name, int depth)
 	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return cix_error_errno(o->err, -errno, "cannot open '%s'", name);
-	int dfd = dup(fd);
-	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	DIR *d = cix_fdopendir_dup(fd);
 	if (!d) {
-		if (dfd >= 0)
-			close(dfd);
+		r = cix_error_errno(o->err, -errno, "cannot read '%s'", name);
 		close(fd);
-		return cix_error_errno(o->err, -errno, "cannot read '%s'", name);
+		return r;
 	}
 	/* Replacing entries needs write access for a moment; then 0555 again. */
 	fchmod(fd, 0755);

@@ -91,9 +91,7 @@ static void clean_stale(const char *base)
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		long pid;
-		if (sscanf(de->d_name, "cix-build-%ld-", &pid) == 1 && pid > 0 &&
-		    kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+		if (cix_name_of_dead_process(de->d_name, "cix-build-")) {
 			struct strbuf p = STRBUF_INIT;
 			strbuf_addf(&p, "%s/%s", base, de->d_name);
 			rmdir(p.buf);

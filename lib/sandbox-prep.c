@@ -261,15 +261,11 @@ static int reserved_path(const char *p)
 
 static int dir_is_empty(int fd)
 {
-	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+	DIR *d = cix_fdopendir_dup(fd);
 	struct dirent *de;
 	int empty = 1;
-	if (!d) {
-		if (dfd >= 0)
-			close(dfd);
+	if (!d)
 		return 0;
-	}
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
 			empty = 0;

@@ -101,14 +101,9 @@ int cix_store_drv_outputs_list(struct cix_store *s, const char *drv_path, cix_pa
 
 /* ---- Graphs through the daemon: one query per path ---- */
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static long find(char **v, size_t n, const char *p)
 {
-	char **hit = n ? bsearch(&p, v, n, sizeof(*v), cmp_str) : NULL;
+	char **hit = n ? bsearch(&p, v, n, sizeof(*v), cix_cmp_str) : NULL;
 	return hit ? hit - v : -1;
 }
 
@@ -167,15 +162,7 @@ static int remote_graph(struct cix_store *s, const char *const *paths, size_t n,
 		size_t nr = 0;
 		for (size_t i = 0; i < w.seen.nr; i++)
 			v[nr++] = xstrdup(w.seen.v[i]);
-		qsort(v, nr, sizeof(*v), cmp_str);
-		size_t u = 0;
-		for (size_t i = 0; i < nr; i++) {
-			if (u && !strcmp(v[u - 1], v[i]))
-				free(v[i]);
-			else
-				v[u++] = v[i];
-		}
-		nr = u;
+		nr = cix_sort_unique(v, nr);
 		size_t *cnt = xcalloc(nr + 1, sizeof(*cnt));
 		size_t *ea = xcalloc(w.from.nr + 1, sizeof(*ea)), *eb = xcalloc(w.from.nr + 1, sizeof(*eb));
 		size_t ne = 0;

@@ -141,11 +141,6 @@ int cix_store_path_make(struct strbuf *out, const char *store_dir,
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Append ":ref" for each sorted, distinct reference, after checking it. */
 static int add_refs(struct strbuf *type, const char *store_dir,
 		    const char *const *refs, size_t nr, struct cix_err *err)
@@ -157,7 +152,7 @@ static int add_refs(struct strbuf *type, const char *store_dir,
 		return 0;
 	sorted = xmalloc(nr * sizeof(*sorted));
 	memcpy(sorted, refs, nr * sizeof(*sorted));
-	qsort(sorted, nr, sizeof(*sorted), cmp_str);
+	qsort(sorted, nr, sizeof(*sorted), cix_cmp_str);
 	for (size_t i = 0; i < nr; i++) {
 		if (i && !strcmp(sorted[i], sorted[i - 1]))
 			continue;

@@ -124,10 +124,9 @@ static void clean_tmp(struct cix_store *s)
 	}
 	while ((de = readdir(d))) {
 		struct cix_path_lock lock = { .fd = -1 };
-		long pid;
 		/* A temporary is named after its process: tmp-PID-N. */
-		if (sscanf(de->d_name, "tmp-%ld-", &pid) == 1) {
-			if (pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+		if (!strncmp(de->d_name, "tmp-", 4)) {
+			if (cix_name_of_dead_process(de->d_name, "tmp-"))
 				cix_remove_tree_at(fd, de->d_name, NULL);
 			continue;
 		}

@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void strvec_push(struct strvec *sv, const char *s)
 {
@@ -25,4 +26,39 @@ void strvec_clear(struct strvec *sv)
 	free(sv->v);
 	sv->v = NULL;
 	sv->nr = sv->alloc = 0;
+}
+
+size_t cix_sort_unique(char **v, size_t n)
+{
+	size_t kept = 0;
+	if (n)
+		qsort(v, n, sizeof(*v), cix_cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		if (kept && !strcmp(v[kept - 1], v[i]))
+			free(v[i]);
+		else
+			v[kept++] = v[i];
+	}
+	return kept;
+}
+
+void strvec_sort_unique(struct strvec *sv)
+{
+	sv->nr = cix_sort_unique(sv->v, sv->nr);
+	if (sv->v)
+		sv->v[sv->nr] = NULL;
+}
+
+void strvec_split(struct strvec *sv, const char *s, const char *seps)
+{
+	while (s && *s) {
+		s += strspn(s, seps);
+		size_t len = strcspn(s, seps);
+		if (!len)
+			break;
+		char *w = xstrndup(s, len);
+		strvec_push(sv, w);
+		free(w);
+		s += len;
+	}
 }

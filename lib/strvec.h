@@ -16,6 +16,14 @@ struct strvec {
 void strvec_push(struct strvec *sv, const char *s);
 /* A cix_path_fn that pushes each path onto the strvec given as opaque. */
 int strvec_push_fn(const char *s, void *opaque);
+/*
+ * Sort v[0..n) bytewise and drop (free) duplicates; returns how many
+ * strings are left. strvec_sort_unique does so to a strvec.
+ */
+size_t cix_sort_unique(char **v, size_t n);
+void strvec_sort_unique(struct strvec *sv);
+/* Push each word of s, words being separated by any of the bytes of seps. */
+void strvec_split(struct strvec *sv, const char *s, const char *seps);
 /* Free the strings and the array; sv is empty again. */
 void strvec_clear(struct strvec *sv);
 

@@ -3,6 +3,9 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,4 +106,35 @@ int cix_write_full(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int cix_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int cix_name_of_dead_process(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	char *end;
+	long pid;
+	if (strncmp(name, prefix, n) || !isdigit((unsigned char)name[n]))
+		return 0;
+	errno = 0;
+	pid = strtol(name + n, &end, 10);
+	if (errno || pid <= 0 || (pid_t)pid != pid || (*end && *end != '-'))
+		return 0;
+	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+DIR *cix_fdopendir_dup(int fd)
+{
+	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d && dfd >= 0) {
+		int e = errno;
+		close(dfd);
+		errno = e;
+	}
+	return d;
 }

@@ -4,6 +4,7 @@
 #define CIX_UTIL_H
 
 #include <stddef.h>
+#include <dirent.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -40,6 +41,22 @@ CIX_NORETURN void cix_bug(const char *file, int line, const char *fmt, ...)
 /* Full read/write with EINTR and short transfer handling; -errno on error. */
 ssize_t cix_read_full(int fd, void *buf, size_t len);
 int cix_write_full(int fd, const void *buf, size_t len);
+
+/*
+ * A directory stream over a copy of the directory descriptor fd (which
+ * stays the caller's, and open after closedir). NULL with errno set.
+ */
+DIR *cix_fdopendir_dup(int fd);
+
+/* qsort/bsearch comparison of two strings held in an array of char *. */
+int cix_cmp_str(const void *a, const void *b);
+
+/*
+ * Is name PREFIX followed by the pid of a process that no longer exists
+ * (PREFIX-PID-..., or PREFIX-PID alone)? The temporaries of cix
+ * processes are named so, to be removed once their process has died.
+ */
+int cix_name_of_dead_process(const char *name, const char *prefix);
 
 /* Little-endian u64 as used on the Nix wire and in NAR. */
 static inline void cix_put_u64le(unsigned char *p, uint64_t v)
