@@ -11,12 +11,13 @@ unset http_proxy https_proxy ftp_proxy all_proxy no_proxy HTTP_PROXY HTTPS_PROXY
 server_pids=
 trap 'for p in $server_pids; do kill "$p" 2>/dev/null; done' EXIT
 
-# start_httpd NAME [httpd options]: serve ./root; the port lands in NAME.port
-start_httpd () {
-	name_=$1
-	shift
+# start_server PROGRAM NAME [options]: PROGRAM (httpd or ftpd, test servers
+# of bench/) serves ./root; its port lands in NAME.port
+start_server () {
+	prog_=$1 name_=$2
+	shift 2
 	rm -f "$name_.port"
-	httpd -d "$TRASH_DIRECTORY/root" -p "$name_.port" -l "$name_.log" "$@" 2>"$name_.err" &
+	$prog_ -d "$TRASH_DIRECTORY/root" -p "$name_.port" -l "$name_.log" "$@" 2>"$name_.err" &
 	pid_=$!
 	server_pids="$server_pids $pid_"
 	i_=0
@@ -27,23 +28,8 @@ start_httpd () {
 	done
 	[ -s "$name_.port" ]
 }
-
-# start_ftpd NAME [ftpd options]: serve ./root over ftp; the port lands in NAME.port
-start_ftpd () {
-	name_=$1
-	shift
-	rm -f "$name_.port"
-	ftpd -d "$TRASH_DIRECTORY/root" -p "$name_.port" -l "$name_.log" "$@" 2>"$name_.err" &
-	pid_=$!
-	server_pids="$server_pids $pid_"
-	i_=0
-	while [ ! -s "$name_.port" ] && [ $i_ -lt 100 ]; do
-		kill -0 "$pid_" 2>/dev/null || return 1
-		sleep 0.1
-		i_=$((i_ + 1))
-	done
-	[ -s "$name_.port" ]
-}
+start_httpd () { start_server httpd "$@"; }
+start_ftpd () { start_server ftpd "$@"; }
 
 mkdir -p root/sub root/m2/dist cas
 printf 'hello\n' >root/hello.txt

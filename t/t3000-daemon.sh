@@ -37,22 +37,13 @@ trap 'for p in $(cat "$T/daemons" 2>/dev/null); do pkill -9 -f -- "cix-daemon --
 # nb CMD...: CMD as the unprivileged user nobody.
 nb () { runuser -u nobody -- env HOME="$T/nb" XDG_CACHE_HOME="$T/nb" "$@"; }
 
-# wait_for FILE: until FILE exists (a socket), at most 10 s.
-wait_for () {
-	for i_ in $(seq 100); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
-	echo "no $1"; return 1
-}
-
 # start_daemon SOCKET [ENV=VALUE...]: a cix-daemon listening on SOCKET.
 start_daemon () {
 	s_=$1; shift
 	rm -f "$s_"
 	grep -qxF "$s_" "$T/daemons" 2>/dev/null || echo "$s_" >>"$T/daemons"
 	env "$@" cix-daemon --listen "$s_" --debug 2>>"$T/daemon.log" &
-	wait_for "$s_"
+	test_wait_for "$s_"
 }
 
 # stop_daemon SOCKET: kill its daemon and workers.
@@ -210,7 +201,7 @@ test_expect_success NIX,MOUNTNS '--export of a closure, --import into a second d
 	{ CIX_STATE_DIR=$T/state2 unshare -m --propagation private sh -c \
 		"mount --bind \"$T/store2\" \"$CIX_STORE_DIR\" && exec cix-daemon --listen \"$T/sock2\"" \
 		2>>"$T/daemon.log" & } &&
-	wait_for sock2 &&
+	test_wait_for sock2 &&
 	D2="unix://$T/sock2?store=$CIX_STORE_DIR" &&
 	nix-store --store "$D2" --import <closure.export >imported &&
 	sort imported >imported.sorted && sort closure.paths >closure.sorted &&

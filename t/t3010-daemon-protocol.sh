@@ -175,7 +175,7 @@ still_serves () {
 cix-daemon --listen "$SOCK" --debug 2>"$T/daemon.log" &
 DPID=$!
 bg $DPID
-for i in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.1; done
+test_wait_for "$SOCK" >/dev/null
 
 test_expect_success NIX,PERL 'setup: the daemon serves, the raw client speaks the protocol' '
 	echo data >f &&

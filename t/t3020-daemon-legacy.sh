@@ -16,13 +16,8 @@ if command -v perl >/dev/null; then
 fi
 OLD="perl $CIX_SRC_DIR/t/lib-legacy-client.pl"
 
-cix-daemon --listen "$SOCK" 2>daemon.log &
-DAEMON=$!
-trap 'kill $DAEMON 2>/dev/null' EXIT
-for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-	[ -S "$SOCK" ] && break
-	sleep 0.1
-done
+test_start_daemon "$SOCK" || exit 1
+DAEMON=$(tail -n 1 .daemons)
 
 test_expect_success NIX,PERL 'protocol 1.24 and 1.15: recursive and flat adds give the paths Nix gives' '
 	echo hello >legacy &&

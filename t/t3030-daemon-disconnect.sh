@@ -17,13 +17,8 @@ export CIX_EXTRA_SANDBOX_PATHS
 SOCK=$TRASH_DIRECTORY/sock
 S="unix://$SOCK?store=$CIX_STORE_DIR"
 
-cix-daemon --listen "$SOCK" 2>daemon.log &
-DAEMON=$!
-trap 'kill $DAEMON 2>/dev/null' EXIT
-for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-	[ -S "$SOCK" ] && break
-	sleep 0.1
-done
+test_start_daemon "$SOCK" || exit 1
+DAEMON=$(tail -n 1 .daemons)
 
 # Processes whose command line holds the marker (the pattern does not match itself).
 marker_alive () {

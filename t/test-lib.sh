@@ -53,6 +53,27 @@ say () { printf '# %s\n' "$*"; }
 # cix-daemon serving that test's store (one per state directory, started
 # on first use, stopped by test_done), as a client of the daemon would:
 # the suites that apply run both ways (make check-daemon).
+# test_wait_for FILE: until FILE exists (a socket, say), at most 10 s.
+test_wait_for () {
+	i_=0
+	while [ $i_ -lt 100 ]; do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+		i_=$((i_ + 1))
+	done
+	echo "no $1"; return 1
+}
+
+# test_start_daemon SOCKET [ENV=VALUE...]: a cix-daemon listening on SOCKET
+# (its messages in $TRASH_DIRECTORY/daemon.log), stopped by test_done.
+test_start_daemon () {
+	s_=$1; shift
+	rm -f "$s_"
+	env "$@" cix-daemon --listen "$s_" --debug 2>>"$TRASH_DIRECTORY/daemon.log" &
+	echo $! >>"$TRASH_DIRECTORY/.daemons"
+	test_wait_for "$s_"
+}
+
 test_stop_daemons_ () {
 	if [ -f "$TRASH_DIRECTORY/.daemons" ]; then
 		kill $(cat "$TRASH_DIRECTORY/.daemons") 2>/dev/null
@@ -72,13 +93,7 @@ if [ -n "${CIX_TEST_DAEMON:-}" ]; then
 		(
 			flock 9
 			if [ ! -S "$sock_" ]; then
-				CIX_CONF_FILE=/dev/null cix-daemon --listen "$sock_" \
-					>>"$TRASH_DIRECTORY/.daemon.log" 2>&1 9>&- &
-				echo $! >>"$TRASH_DIRECTORY/.daemons"
-				for i_ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-					[ -S "$sock_" ] && break
-					sleep 0.1
-				done
+				test_start_daemon "$sock_" CIX_CONF_FILE=/dev/null 9>&- >/dev/null
 			fi
 		) 9>"$TRASH_DIRECTORY/.daemon.lock"
 		CIX_DAEMON_SOCKET=$sock_ command cix "$@"
