@@ -107,114 +107,108 @@ static long find(char **v, size_t n, const char *p)
 	return hit ? hit - v : -1;
 }
 
-/* Edges as pairs of paths, collected while walking. */
-struct walk {
-	struct strvec seen;     /* every path met, in order met */
-	struct strvec from, to; /* edge i: from[i] refers to to[i] */
+/* An edge of the graph, by the indices of its paths. */
+struct edge {
+	size_t from, to;
 };
 
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+/* Is p in the sorted set? If not, put it there (and in order, to walk). */
+static int add_new(struct strvec *sorted, struct strvec *order, const char *p)
+{
+	size_t lo = 0, hi = sorted->nr;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(sorted->v[mid], p);
+		if (!c)
+			return 0;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	strvec_push(sorted, p);   /* grows the array; then moved into place */
+	char *last = sorted->v[sorted->nr - 1];
+	memmove(sorted->v + lo + 1, sorted->v + lo, (sorted->nr - 1 - lo) * sizeof(char *));
+	sorted->v[lo] = last;
+	strvec_push(order, p);
+	return 1;
+}
+
+/*
+ * The graph cix_db_graph gives, from the daemon's answers: one query per
+ * path of the closure (or of the set, for CIX_DB_EDGES_PATH).
+ */
 static int remote_graph(struct cix_store *s, const char *const *paths, size_t n,
 			enum cix_db_edges_mode mode, struct cix_db_graph *g, struct cix_err *err)
 {
-	struct walk w = { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT };
-	int r = 0;
+	struct strvec sorted = STRVEC_INIT, order = STRVEC_INIT, from = STRVEC_INIT,
+		      to = STRVEC_INIT;
+	int rev = mode == CIX_DB_EDGES_REFERRERS_CLOSURE, r = 0;
 
 	for (size_t i = 0; i < n; i++)
-		strvec_push(&w.seen, paths[i]);
-	for (size_t k = 0; !r && k < w.seen.nr; k++) {
+		add_new(&sorted, &order, paths[i]);
+	for (size_t k = 0; !r && k < order.nr; k++) {
 		struct strvec next = STRVEC_INIT;
-		const char *p = w.seen.v[k];
-		if (mode == CIX_DB_EDGES_REFERRERS_CLOSURE) {
+		const char *p = order.v[k];
+		if (rev) {
 			if ((r = cix_store_is_valid(s, p, err)) == 0)
 				r = cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid", p);
 			if (r > 0)
 				r = cix_store_referrers(s, p, strvec_push_fn, &next, err);
 		} else {
-			struct cix_path_info info;
-			r = cix_remote_query(s->remote, p, &info, err);
-			if (r == -CIX_ENOTFOUND && mode == CIX_DB_EDGES_PATH) {
+			r = cix_store_references(s, p, strvec_push_fn, &next, err);
+			if (r == -CIX_ENOTFOUND && mode == CIX_DB_EDGES_PATH)
 				r = 0;   /* an invalid path refers to nothing */
-			} else if (!r) {
-				for (size_t i = 0; i < info.nr_refs; i++)
-					strvec_push(&next, info.refs[i]);
-				cix_path_info_release(&info);
-			}
 		}
 		for (size_t i = 0; !r && i < next.nr; i++) {
-			/* referrers closure: edges point from referrer to reference */
-			int rev = mode == CIX_DB_EDGES_REFERRERS_CLOSURE;
-			strvec_push(&w.from, rev ? next.v[i] : p);
-			strvec_push(&w.to, rev ? p : next.v[i]);
-			if (mode == CIX_DB_EDGES_PATH)
-				continue;
-			int known = 0;
-			for (size_t j = 0; !known && j < w.seen.nr; j++)
-				known = !strcmp(w.seen.v[j], next.v[i]);
-			if (!known)
-				strvec_push(&w.seen, next.v[i]);
-			p = w.seen.v[k];   /* the array may have moved */
+			/* referrers closure: edges still point from referrer to reference */
+			strvec_push(&from, rev ? next.v[i] : order.v[k]);
+			strvec_push(&to, rev ? order.v[k] : next.v[i]);
+			if (mode != CIX_DB_EDGES_PATH)
+				add_new(&sorted, &order, next.v[i]);
 		}
 		strvec_clear(&next);
 	}
 	if (r >= 0) {
-		/* The set, sorted and unique; then the edges within it, by index. */
-		char **v = xcalloc(w.seen.nr + 1, sizeof(*v));
-		size_t nr = 0;
-		for (size_t i = 0; i < w.seen.nr; i++)
-			v[nr++] = xstrdup(w.seen.v[i]);
-		nr = cix_sort_unique(v, nr);
-		size_t *cnt = xcalloc(nr + 1, sizeof(*cnt));
-		size_t *ea = xcalloc(w.from.nr + 1, sizeof(*ea)), *eb = xcalloc(w.from.nr + 1, sizeof(*eb));
+		/* The edges within the set, by index, sorted and unique. */
+		struct edge *e = xcalloc(from.nr + 1, sizeof(*e));
 		size_t ne = 0;
-		for (size_t i = 0; i < w.from.nr; i++) {
-			long a = find(v, nr, w.from.v[i]), b = find(v, nr, w.to.v[i]);
-			if (a < 0 || b < 0)
-				continue;
-			ea[ne] = (size_t)a;
-			eb[ne++] = (size_t)b;
-			cnt[a]++;
+		for (size_t i = 0; i < from.nr; i++) {
+			long a = find(sorted.v, sorted.nr, from.v[i]), b = find(sorted.v, sorted.nr, to.v[i]);
+			if (a >= 0 && b >= 0)
+				e[ne++] = (struct edge){ (size_t)a, (size_t)b };
 		}
-		g->nr = nr;
-		g->paths = v;
-		g->refs_at = xcalloc(nr + 1, sizeof(*g->refs_at));
-		for (size_t i = 0; i < nr; i++)
-			g->refs_at[i + 1] = g->refs_at[i] + cnt[i];
+		if (ne)
+			qsort(e, ne, sizeof(*e), cmp_edge);
+		g->nr = sorted.nr;
+		g->paths = sorted.v;
+		g->refs_at = xcalloc(sorted.nr + 1, sizeof(*g->refs_at));
 		g->refs = xcalloc(ne + 1, sizeof(*g->refs));
-		size_t *fill = xcalloc(nr + 1, sizeof(*fill));
-		for (size_t i = 0; i < ne; i++)
-			g->refs[g->refs_at[ea[i]] + fill[ea[i]]++] = eb[i];
-		/* each node's references ascending, without duplicates */
-		for (size_t i = 0; i < nr; i++) {
-			size_t *b = g->refs + g->refs_at[i], len = fill[i];
-			for (size_t x = 1; x < len; x++)
-				for (size_t y = x; y > 0 && b[y - 1] > b[y]; y--) {
-					size_t t = b[y];
-					b[y] = b[y - 1];
-					b[y - 1] = t;
-				}
-			(void)b;
-		}
-		/* drop duplicates by compacting */
 		size_t out = 0;
-		size_t *at = xcalloc(nr + 1, sizeof(*at));
-		for (size_t i = 0; i < nr; i++) {
-			at[i] = out;
-			for (size_t k = g->refs_at[i]; k < g->refs_at[i] + fill[i]; k++)
-				if (k == g->refs_at[i] || g->refs[k] != g->refs[k - 1])
-					g->refs[out++] = g->refs[k];
+		for (size_t i = 0; i < ne; i++) {
+			if (i && !cmp_edge(&e[i], &e[i - 1]))
+				continue;
+			g->refs[out++] = e[i].to;
+			g->refs_at[e[i].from + 1]++;
 		}
-		at[nr] = out;
-		free(g->refs_at);
-		g->refs_at = at;
-		free(fill);
-		free(cnt);
-		free(ea);
-		free(eb);
+		for (size_t i = 0; i < sorted.nr; i++)
+			g->refs_at[i + 1] += g->refs_at[i];
+		free(e);
+		sorted = (struct strvec)STRVEC_INIT;   /* now g's */
 		r = 0;
 	}
-	strvec_clear(&w.seen);
-	strvec_clear(&w.from);
-	strvec_clear(&w.to);
+	strvec_clear(&sorted);
+	strvec_clear(&order);
+	strvec_clear(&from);
+	strvec_clear(&to);
 	return r;
 }
 
