@@ -14,10 +14,12 @@ CIX_STORE_DIR=$T/store
 CIX_STATE_DIR=$T/state
 CIX_LOG_DIR=$T/cixlog
 export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
-# The host's programs for the builders, and $T/exposed: scripts, a canary,
-# go-files the test creates while a build runs (read-only inside).
-mkdir -p "$T/exposed" || exit 1
-CIX_EXTRA_SANDBOX_PATHS=$T/exposed
+# The host's programs for the builders, and $EXPOSED: scripts, a canary,
+# go-files the test creates while a build runs (read-only inside); $T/exposed
+# names it too.
+EXPOSED=$(test_outside_tmp_dir exposed) || exit 1
+[ "$EXPOSED" = "$T/exposed" ] || ln -s "$EXPOSED" "$T/exposed" || exit 1
+CIX_EXTRA_SANDBOX_PATHS=$EXPOSED
 for d in /bin /lib /lib32 /lib64 /usr; do
 	[ -e $d ] && CIX_EXTRA_SANDBOX_PATHS="$CIX_EXTRA_SANDBOX_PATHS $d"
 done
@@ -238,7 +240,7 @@ if [ -n "${outputHash:-}" ]; then printf 'hello\n' >$out; else mkdir $out; echo 
 EOF
 
 cat >sec.nix <<\EOF
-let T = "@T@"; sys = "x86_64-linux"; exposed = "${T}/exposed";
+let T = "@T@"; sys = "x86_64-linux"; exposed = "@EXPOSED@";
     d = name: script: attrs: derivation ({ inherit name exposed; system = sys;
           builder = "/bin/sh"; args = [ "-c" script ]; } // attrs);
     f = name: file: attrs: derivation ({ inherit name exposed; system = sys;
@@ -288,7 +290,7 @@ in rec {
   leftover = d "leftover" "/bin/mkdir $out; echo fresh > $out/f" {};
 }
 EOF
-sed -i "s|@T@|$T|g; s/@HELLO@/$HELLO/g; s/@SECRET@/$SECRET/g; s/@SOCK@/t2020-$$-$(date +%s%N)/g" sec.nix
+sed -i "s|@T@|$T|g; s|@EXPOSED@|$EXPOSED|g; s/@HELLO@/$HELLO/g; s/@SECRET@/$SECRET/g; s/@SOCK@/t2020-$$-$(date +%s%N)/g" sec.nix
 
 test_expect_success NIX 'derivations written by nix-instantiate' '
 	for a in hlFail hlOk hlFod suid suidFail odd fifo sock fifoFod smuggled plant plantOther \
@@ -523,7 +525,7 @@ except OSError: pass" $sock & } &&
 	cix store -r $(cat plantOther.drv) >/dev/null &&
 	cat >probe.nix <<-EOF &&
 	derivation { name = "probe"; system = "x86_64-linux"; builder = "/bin/sh";
-	  args = [ "$T/exposed/probe.sh" ]; port = "$(cat port)"; sockname = "$sock";
+	  args = [ "$EXPOSED/probe.sh" ]; port = "$(cat port)"; sockname = "$sock";
 	  hostpid = "$hpid"; input = (import ./sec.nix).plantOther; }
 	EOF
 	p=$(mkdrv probe.nix "") &&

@@ -53,6 +53,22 @@ say () { printf '# %s\n' "$*"; }
 # cix-daemon serving that test's store (one per state directory, started
 # on first use, stopped by test_done), as a client of the daemon would:
 # the suites that apply run both ways (make check-daemon).
+# test_outside_tmp_dir NAME: a fresh directory that builds may see as an
+# extra sandbox path: $TRASH_DIRECTORY/NAME, unless the trash directory is
+# below /tmp, which the sandbox keeps for itself; then a directory below
+# /var/tmp, removed by test_done.
+test_outside_tmp_dir () {
+	case "$TRASH_DIRECTORY/" in
+	/tmp/*)
+		d_=$(mktemp -d /var/tmp/cix-test.XXXXXX) && chmod 755 "$d_" || return 1
+		echo "$d_" >>"$TRASH_DIRECTORY/.outside" ;;
+	*)
+		d_=$TRASH_DIRECTORY/$1
+		mkdir -p "$d_" || return 1 ;;
+	esac
+	printf '%s\n' "$d_"
+}
+
 # test_wait_for FILE: until FILE exists (a socket, say), at most 10 s.
 test_wait_for () {
 	i_=0
@@ -133,6 +149,10 @@ test_expect_success () {
 
 test_done () {
 	test_stop_daemons_
+	if [ -f "$TRASH_DIRECTORY/.outside" ]; then
+		while read -r d_; do chmod -R u+w "$d_" 2>/dev/null; rm -rf "$d_"; done \
+			<"$TRASH_DIRECTORY/.outside"
+	fi
 	printf '1..%d\n' "$test_count"
 	if [ "$test_failure" -eq 0 ]; then
 		cd "$CIX_SRC_DIR" && rm -rf "$TRASH_DIRECTORY"
