@@ -21,7 +21,7 @@ static int out_sink(void *opaque, const void *data, size_t len)
 
 int op_export(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
-	struct pathset ps = { 0 };
+	struct strvec ps = { 0 };
 	struct strbuf order = STRBUF_INIT;
 	struct cix_err err = { 0 };
 	int r = 0;
@@ -50,7 +50,7 @@ int op_export(struct cix_store *s, const struct store_flags *f, char **args, int
 	if (!r)
 		r = cix_export_end(out_sink, NULL, &err);
 	strbuf_release(&order);
-	set_release(&ps);
+	strvec_clear(&ps);
 	if (r < 0 && !err.msg[0])
 		cix_error_errno(&err, r, "cannot write to standard output");
 	return r < 0 ? error_err(&err) : 0;

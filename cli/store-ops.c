@@ -47,39 +47,10 @@ int op_add_fixed(struct cix_store *s, const struct store_flags *f, char **args, 
 
 /* ---- Queries ---- */
 
-long set_find(const struct pathset *ps, const char *p)
-{
-	char **hit = ps->nr ? bsearch(&p, ps->v, ps->nr, sizeof(*ps->v), cix_cmp_str) : NULL;
-	return hit ? hit - ps->v : -1;
-}
-
 int set_add(const char *path, void *opaque)
 {
-	struct pathset *ps = opaque;
-	size_t lo = 0, hi = ps->nr;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(ps->v[mid], path);
-		if (!c)
-			return 0;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	ALLOC_GROW(ps->v, ps->nr + 1, ps->alloc);
-	memmove(ps->v + lo + 1, ps->v + lo, (ps->nr - lo) * sizeof(*ps->v));
-	ps->v[lo] = xstrdup(path);
-	ps->nr++;
+	strvec_insert_sorted(opaque, path);
 	return 0;
-}
-
-void set_release(struct pathset *ps)
-{
-	for (size_t i = 0; i < ps->nr; i++)
-		free(ps->v[i]);
-	free(ps->v);
-	memset(ps, 0, sizeof(*ps));
 }
 
 /*
@@ -124,7 +95,7 @@ static void graph_print(const struct cix_db_graph *g, struct strbuf *out)
 	free(stack);
 }
 
-int topo_print(struct cix_store *s, const struct pathset *ps, struct strbuf *out,
+int topo_print(struct cix_store *s, const struct strvec *ps, struct strbuf *out,
 	       struct cix_err *err)
 {
 	struct cix_db_graph g;
@@ -159,13 +130,13 @@ static int closure_print(struct cix_store *s, int mode, char **paths, size_t n,
  * the box characters nix-store uses; a path already shown gets " [...]".
  */
 static int print_tree(struct cix_store *s, const char *path, const char *first,
-		      const char *tail, struct pathset *done, struct cix_err *err)
+		      const char *tail, struct strvec *done, struct cix_err *err)
 {
-	struct pathset refs = { 0 };
+	struct strvec refs = { 0 };
 	struct strbuf order = STRBUF_INIT;
 	int r;
 
-	if (set_find(done, path) >= 0) {
+	if (strvec_find_sorted(done, path) >= 0) {
 		printf("%s%s [...]\n", first, path);
 		return 0;
 	}
@@ -191,24 +162,24 @@ static int print_tree(struct cix_store *s, const char *path, const char *first,
 	}
 out:
 	strbuf_release(&order);
-	set_release(&refs);
+	strvec_clear(&refs);
 	return r;
 }
 
 /* --graph: the closure as Graphviz dot, edges from references to referrers. */
-static int print_graph(struct cix_store *s, struct pathset *work, struct cix_err *err)
+static int print_graph(struct cix_store *s, struct strvec *work, struct cix_err *err)
 {
 	static const char *const colours[] = { "black", "red", "green", "blue", "magenta",
 					       "burlywood" };
-	struct pathset done = { 0 };
+	struct strvec done = { 0 };
 	size_t colour = 0;
 	int r = 0;
 	puts("digraph G {");
 	while (!r && work->nr) {
 		char *p = work->v[0];
 		memmove(work->v, work->v + 1, --work->nr * sizeof(*work->v));
-		if (set_find(&done, p) < 0) {
-			struct pathset refs = { 0 };
+		if (strvec_find_sorted(&done, p) < 0) {
+			struct strvec refs = { 0 };
 			const char *base = strrchr(p, '/') + 1, *name = base + 33;
 			set_add(p, &done);
 			printf("\"%s\" [label = \"%s\", shape = box, style = filled, "
@@ -222,16 +193,16 @@ static int print_graph(struct cix_store *s, struct pathset *work, struct cix_err
 				       strrchr(refs.v[i], '/') + 1, base,
 				       colours[colour++ % ARRAY_SIZE(colours)]);
 			}
-			set_release(&refs);
+			strvec_clear(&refs);
 		}
 		free(p);
 	}
 	puts("}");
-	set_release(&done);
+	strvec_clear(&done);
 	return r;
 }
 
-static int query_one(struct cix_store *s, int mode, const char *path, struct pathset *ps,
+static int query_one(struct cix_store *s, int mode, const char *path, struct strvec *ps,
 		     struct cix_err *err)
 {
 	struct cix_path_info info;
@@ -266,7 +237,7 @@ static int query_one(struct cix_store *s, int mode, const char *path, struct pat
 
 int op_query(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
-	struct pathset ps = { 0 };
+	struct strvec ps = { 0 };
 	struct cix_err err = { 0 };
 	int r = 0;
 
@@ -276,12 +247,12 @@ int op_query(struct cix_store *s, const struct store_flags *f, char **args, int 
 		if ((r = cix_store_check_path(s, args[i], &err)) < 0)
 			break;
 		if (f->query == QUERY_TREE) {
-			struct pathset done = { 0 };
+			struct strvec done = { 0 };
 			if ((r = cix_store_is_valid(s, args[i], &err)) == 0)
 				r = cix_error(&err, -CIX_ENOTFOUND, "path '%s' is not valid", args[i]);
 			if (r > 0)
 				r = print_tree(s, args[i], "", "", &done, &err);
-			set_release(&done);
+			strvec_clear(&done);
 		} else if (f->query == QUERY_GRAPH) {
 			if ((r = cix_store_is_valid(s, args[i], &err)) == 0)
 				r = cix_error(&err, -CIX_ENOTFOUND, "path '%s' is not valid", args[i]);
@@ -301,7 +272,7 @@ int op_query(struct cix_store *s, const struct store_flags *f, char **args, int 
 			puts(ps.v[i]);   /* as Nix: sorted, not by references */
 	else if (!r && ps.nr)
 		r = topo_print(s, &ps, NULL, &err);
-	set_release(&ps);
+	strvec_clear(&ps);
 	return r < 0 ? error_err(&err) : 0;
 }
 

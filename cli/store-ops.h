@@ -4,6 +4,7 @@
 #define CIX_STORE_OPS_H
 
 #include "store.h"
+#include "strvec.h"
 
 /* Flags set by cix store's modifier options. */
 struct store_flags {
@@ -27,19 +28,13 @@ enum {
 	QUERY_VALID_DERIVERS, QUERY_OUTPUTS, QUERY_TREE, QUERY_GRAPH,
 };
 
-/* A sorted set of store paths. */
-struct pathset {
-	char **v;
-	size_t nr, alloc;
-};
-long set_find(const struct pathset *ps, const char *p);
-int set_add(const char *path, void *opaque /* struct pathset * */);
-void set_release(struct pathset *ps);
+/* A sorted set of store paths (a strvec kept sorted): the cix_path_fn of it. */
+int set_add(const char *path, void *opaque /* struct strvec * */);
 /*
  * The paths of ps in nix-store's order: depth-first in sorted order, each
  * after the paths of ps it refers to. Lines go to out, or stdout if NULL.
  */
-int topo_print(struct cix_store *s, const struct pathset *ps, struct strbuf *out,
+int topo_print(struct cix_store *s, const struct strvec *ps, struct strbuf *out,
 	       struct cix_err *err);
 
 int op_export(struct cix_store *s, const struct store_flags *f, char **args, int nargs);

@@ -101,12 +101,6 @@ int cix_store_drv_outputs_list(struct cix_store *s, const char *drv_path, cix_pa
 
 /* ---- Graphs through the daemon: one query per path ---- */
 
-static long find(char **v, size_t n, const char *p)
-{
-	char **hit = n ? bsearch(&p, v, n, sizeof(*v), cix_cmp_str) : NULL;
-	return hit ? hit - v : -1;
-}
-
 /* An edge of the graph, by the indices of its paths. */
 struct edge {
 	size_t from, to;
@@ -121,25 +115,10 @@ static int cmp_edge(const void *a, const void *b)
 }
 
 /* Is p in the sorted set? If not, put it there (and in order, to walk). */
-static int add_new(struct strvec *sorted, struct strvec *order, const char *p)
+static void add_new(struct strvec *sorted, struct strvec *order, const char *p)
 {
-	size_t lo = 0, hi = sorted->nr;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(sorted->v[mid], p);
-		if (!c)
-			return 0;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	strvec_push(sorted, p);   /* grows the array; then moved into place */
-	char *last = sorted->v[sorted->nr - 1];
-	memmove(sorted->v + lo + 1, sorted->v + lo, (sorted->nr - 1 - lo) * sizeof(char *));
-	sorted->v[lo] = last;
-	strvec_push(order, p);
-	return 1;
+	if (strvec_insert_sorted(sorted, p))
+		strvec_push(order, p);
 }
 
 /*
@@ -182,7 +161,7 @@ static int remote_graph(struct cix_store *s, const char *const *paths, size_t n,
 		struct edge *e = xcalloc(from.nr + 1, sizeof(*e));
 		size_t ne = 0;
 		for (size_t i = 0; i < from.nr; i++) {
-			long a = find(sorted.v, sorted.nr, from.v[i]), b = find(sorted.v, sorted.nr, to.v[i]);
+			long a = strvec_find_sorted(&sorted, from.v[i]), b = strvec_find_sorted(&sorted, to.v[i]);
 			if (a >= 0 && b >= 0)
 				e[ne++] = (struct edge){ (size_t)a, (size_t)b };
 		}

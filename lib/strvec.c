@@ -62,3 +62,29 @@ void strvec_split(struct strvec *sv, const char *s, const char *seps)
 		s += len;
 	}
 }
+
+int strvec_insert_sorted(struct strvec *sv, const char *s)
+{
+	size_t lo = 0, hi = sv->nr;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(sv->v[mid], s);
+		if (!c)
+			return 0;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	strvec_push(sv, s);   /* at the end, then moved into place */
+	char *added = sv->v[sv->nr - 1];
+	memmove(sv->v + lo + 1, sv->v + lo, (sv->nr - 1 - lo) * sizeof(*sv->v));
+	sv->v[lo] = added;
+	return 1;
+}
+
+long strvec_find_sorted(const struct strvec *sv, const char *s)
+{
+	char **hit = sv->nr ? bsearch(&s, sv->v, sv->nr, sizeof(*sv->v), cix_cmp_str) : NULL;
+	return hit ? hit - sv->v : -1;
+}

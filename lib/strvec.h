@@ -22,6 +22,13 @@ int strvec_push_fn(const char *s, void *opaque);
  */
 size_t cix_sort_unique(char **v, size_t n);
 void strvec_sort_unique(struct strvec *sv);
+/*
+ * A strvec kept sorted bytewise, as a set: strvec_insert_sorted adds s
+ * unless it is there (1 if added, 0 if not); strvec_find_sorted gives
+ * its index, or -1.
+ */
+int strvec_insert_sorted(struct strvec *sv, const char *s);
+long strvec_find_sorted(const struct strvec *sv, const char *s);
 /* Push each word of s, words being separated by any of the bytes of seps. */
 void strvec_split(struct strvec *sv, const char *s, const char *seps);
 /* Free the strings and the array; sv is empty again. */
