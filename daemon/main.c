@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_CONF "/etc/cix/cix.conf"
@@ -22,6 +24,9 @@
 
 static const char *progname = "cix-daemon";
 static volatile sig_atomic_t workers;
+/* The committer process (lib/db-writer.h), and whether it ended. */
+static volatile pid_t committer;
+static volatile sig_atomic_t committer_ended, committer_stop;
 
 static void usage(FILE *f)
 {
@@ -57,10 +62,67 @@ static int number(const char *s, unsigned long max, unsigned *out)
 static void on_child(int sig)
 {
 	int saved = errno;
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		workers--;
+	pid_t pid;
+	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) {
+		if (pid == committer)
+			committer_ended = 1;
+		else
+			workers--;
+	}
 	errno = saved;
 	(void)sig;
+}
+
+static void on_term(int sig)
+{
+	committer_stop = 1;
+	(void)sig;
+}
+
+/*
+ * A process of its own commits what the workers register, in groups: one
+ * connection writes, so its cache stays warm, and workers that register at
+ * once share a transaction. It ends with the daemon; while it is missing,
+ * workers commit for themselves.
+ */
+static void start_committer(int listen_fd)
+{
+	static time_t last;
+	pid_t parent = getpid();
+	time_t now = time(NULL);
+	if (now == last)
+		return;   /* (not in a loop when it cannot run: next time) */
+	last = now;
+	committer_ended = 0;
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "%s: cannot fork: %s\n", progname, strerror(errno));
+		committer_ended = 1;
+		return;
+	}
+	if (pid > 0) {
+		committer = pid;
+		return;
+	}
+	struct cix_store *s;
+	struct cix_err err = { 0 };
+	struct sigaction sa = { .sa_handler = on_term };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGCHLD, SIG_DFL);
+	close(listen_fd);
+	prctl(PR_SET_NAME, "cix-committer");
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(0);
+	if (cix_store_open(NULL, NULL, &s, &err) < 0 ||
+	    cix_db_serve_commits(s->db, &committer_stop, &err) < 0) {
+		fprintf(stderr, "%s: committer: %s\n", progname, err.msg);
+		_exit(1);
+	}
+	cix_store_close(s);
+	_exit(0);
 }
 
 /* Create the socket's directory and bind a fresh socket, world-connectable. */
@@ -185,8 +247,11 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (set.debug)
 		fprintf(stderr, "%s: listening on '%s'\n", progname, set.socket_path);
+	start_committer(fd);
 	for (;;) {
 		int cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+		if (committer_ended)
+			start_committer(fd);
 		if (cfd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;

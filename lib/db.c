@@ -1,6 +1,7 @@
 /* db.c - the store database in SQLite */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "db.h"
+#include "db-int.h"
+#include "db-writer.h"
 #include "encoding.h"
 #include "strbuf.h"
 
@@ -124,14 +125,19 @@ static const char *const stmt_sql[S_COUNT] = {
 struct cix_db {
 	sqlite3 *h;
 	sqlite3_stmt *st[S_COUNT];
-	int writer_fd;   /* PATH.writer: writers queue on its flock, -1 if none */
+	struct cix_writer *writer;   /* PATH.writer, or NULL */
 };
+
+struct cix_writer *cix_db_writer(struct cix_db *db)
+{
+	return db->writer;
+}
 
 /*
  * Writers of one database (the daemon's workers, cix processes) queue on
- * an flock of their own before asking SQLite for its write lock: the
- * kernel wakes the next one as soon as the lock is free, where SQLite's
- * busy handler would poll with sleeps of up to 100 ms.
+ * a mutex of their own (db-writer.h) before asking SQLite for its write
+ * lock: the next one is woken as soon as it is free, where SQLite's busy
+ * handler would poll with sleeps of up to 100 ms.
  */
 static int begin_write(struct cix_db *db, struct cix_err *err);
 static void end_write(struct cix_db *db);
@@ -154,7 +160,7 @@ static sqlite3_stmt *stmt(struct cix_db *db, enum stmt s, struct cix_err *err)
 	return db->st[s];
 }
 
-static int exec(struct cix_db *db, const char *sql, struct cix_err *err)
+int cix_db_exec(struct cix_db *db, const char *sql, struct cix_err *err)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
@@ -187,7 +193,7 @@ static int migrate(struct cix_db *db, struct cix_err *err)
 		return r;
 	if (v == CIX_DB_SCHEMA_VERSION)
 		return 0;
-	if ((r = exec(db, "begin immediate", err)) < 0)
+	if ((r = cix_db_exec(db, "begin immediate", err)) < 0)
 		return r;
 	if ((r = user_version(db, &v, err)) < 0)
 		goto fail;
@@ -199,22 +205,21 @@ static int migrate(struct cix_db *db, struct cix_err *err)
 	}
 	for (; v < CIX_DB_SCHEMA_VERSION; v++) {
 		char sql[64];
-		if ((r = exec(db, migrations[v], err)) < 0)
+		if ((r = cix_db_exec(db, migrations[v], err)) < 0)
 			goto fail;
 		snprintf(sql, sizeof(sql), "pragma user_version = %d", v + 1);
-		if ((r = exec(db, sql, err)) < 0)
+		if ((r = cix_db_exec(db, sql, err)) < 0)
 			goto fail;
 	}
-	return exec(db, "commit", err);
+	return cix_db_exec(db, "commit", err);
 fail:
-	exec(db, "rollback", NULL);
+	cix_db_exec(db, "rollback", NULL);
 	return r;
 }
 
 int cix_db_open(const char *path, int create, struct cix_db **out, struct cix_err *err)
 {
 	struct cix_db *db = xcalloc(1, sizeof(*db));
-	db->writer_fd = -1;
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
 		    (create ? SQLITE_OPEN_CREATE : 0);
 	int r;
@@ -228,15 +233,15 @@ int cix_db_open(const char *path, int create, struct cix_db **out, struct cix_er
 		/* Without it (a read-only state directory), SQLite's locks alone. */
 		struct strbuf w = STRBUF_INIT;
 		strbuf_addf(&w, "%s.writer", path);
-		db->writer_fd = open(w.buf, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		db->writer = cix_writer_open(w.buf);
 		strbuf_release(&w);
 	}
 	/* Writers wait for each other rather than fail (Nix's retrySQLite). */
 	sqlite3_busy_timeout(db->h, 60 * 60 * 1000);
-	if ((r = exec(db, "pragma journal_mode = wal;"
-			  "pragma synchronous = normal;"
-			  "pragma foreign_keys = on;"
-			  "pragma wal_autocheckpoint = 40000;", err)) < 0)
+	if ((r = cix_db_exec(db, "pragma journal_mode = wal;"
+			     "pragma synchronous = normal;"
+			     "pragma foreign_keys = on;"
+			     "pragma wal_autocheckpoint = 40000;", err)) < 0)
 		goto fail;
 	if ((r = migrate(db, err)) < 0)
 		goto fail;
@@ -250,26 +255,22 @@ fail:
 static int begin_write(struct cix_db *db, struct cix_err *err)
 {
 	int r;
-	if (db->writer_fd >= 0)
-		while (flock(db->writer_fd, LOCK_EX) < 0 && errno == EINTR)
-			;
-	if ((r = exec(db, "begin immediate", err)) < 0)
+	cix_writer_lock(db->writer);
+	if ((r = cix_db_exec(db, "begin immediate", err)) < 0)
 		end_write(db);
 	return r;
 }
 
 static void end_write(struct cix_db *db)
 {
-	if (db->writer_fd >= 0)
-		flock(db->writer_fd, LOCK_UN);
+	cix_writer_unlock(db->writer);
 }
 
 void cix_db_close(struct cix_db *db)
 {
 	if (!db)
 		return;
-	if (db->writer_fd >= 0)
-		close(db->writer_fd);
+	cix_writer_close(db->writer);
 	for (int i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(db->st[i]);
 	sqlite3_close_v2(db->h);
@@ -458,13 +459,11 @@ static int add_refs(struct cix_db *db, const struct cix_path_info *in, struct ci
 	return 0;
 }
 
-int cix_db_register(struct cix_db *db, const struct cix_path_info *infos, size_t n,
-		    struct cix_err *err)
+/* Inside a write transaction: the rows of cix_db_register (db-commit.c). */
+int cix_db_register_rows(struct cix_db *db, const struct cix_path_info *infos, size_t n,
+			 int64_t now, struct cix_err *err)
 {
-	int64_t now = (int64_t)time(NULL);
-	int r = begin_write(db, err);
-	if (r < 0)
-		return r;
+	int r = 0;
 	/* Rows first, so that references among infos resolve in any order. */
 	for (size_t i = 0; !r && i < n; i++)
 		r = register_one(db, &infos[i], now, err);
@@ -474,11 +473,6 @@ int cix_db_register(struct cix_db *db, const struct cix_path_info *infos, size_t
 		for (size_t k = 0; !r && k < infos[i].nr_outputs; k++)
 			r = cix_db_add_drv_output(db, infos[i].path, infos[i].outputs[k].id,
 						  infos[i].outputs[k].path, err);
-	if (!r)
-		r = exec(db, "commit", err);
-	if (r < 0)
-		exec(db, "rollback", NULL);
-	end_write(db);
 	return r;
 }
 
@@ -600,10 +594,10 @@ int cix_db_invalidate(struct cix_db *db, const char *path, struct cix_err *err)
 		r = db_error(db, err, "cannot delete path");
 		goto out;
 	}
-	r = exec(db, "commit", err);
+	r = cix_db_exec(db, "commit", err);
 out:
 	if (r < 0)
-		exec(db, "rollback", NULL);
+		cix_db_exec(db, "rollback", NULL);
 	end_write(db);
 	return r;
 }

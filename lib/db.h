@@ -3,6 +3,7 @@
 #ifndef CIX_DB_H
 #define CIX_DB_H
 
+#include <signal.h>
 #include <stdint.h>
 #include "err.h"
 #include "hash.h"
@@ -58,6 +59,13 @@ int cix_db_query(struct cix_db *db, const char *path, struct cix_path_info *info
  */
 int cix_db_register(struct cix_db *db, const struct cix_path_info *infos, size_t n,
 		    struct cix_err *err);
+
+/*
+ * Commit the registrations of the database's other writers as they come,
+ * until *stop is set (cix-daemon's committer process). -CIX_EEXIST if
+ * another process does already. See lib/db-writer.h.
+ */
+int cix_db_serve_commits(struct cix_db *db, volatile sig_atomic_t *stop, struct cix_err *err);
 
 /* Record that output id of the derivation drv_path is out_path. */
 int cix_db_add_drv_output(struct cix_db *db, const char *drv_path, const char *id,

@@ -38,6 +38,7 @@ struct parser {
 	struct cix_hash_ctx ctx;
 	uint64_t pos;
 	unsigned char *chunk;
+	size_t chunk_size;
 	struct cix_err *err;
 };
 
@@ -203,8 +204,12 @@ static int parse_regular(struct parser *p)
 		return r;
 	for (left = size; left; ) {
 		size_t n = left < CHUNK_SIZE ? (size_t)left : CHUNK_SIZE;
-		if (!p->chunk)
-			p->chunk = xmalloc(CHUNK_SIZE);
+		/* As large as needed: a small file needs no large (mmap'd) buffer. */
+		if (p->chunk_size < n) {
+			free(p->chunk);
+			p->chunk = xmalloc(n);
+			p->chunk_size = n;
+		}
 		if ((r = rd(p, p->chunk, n)) < 0 ||
 		    (r = V(p, file_data, p->chunk, n, p->err)) < 0)
 			return r;

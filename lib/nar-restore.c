@@ -221,20 +221,13 @@ int cix_nar_restore_flags(cix_source_fn src, void *opaque, const char *target, i
 			  struct cix_hash *hash, uint64_t *size, struct cix_err *err)
 {
 	struct restore rs = { .file_fd = -1, .canonical = !!(flags & CIX_RESTORE_CANONICAL) };
-	struct stat st;
 	char *base = NULL;
 	int pfd = -1, r;
 
 	cix_err_clear(err);
 	if ((r = open_parent(target, &pfd, &base, err)) < 0)
 		return r;
-	if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		r = cix_error(err, -CIX_EEXIST, "cannot restore to '%s': it exists", target);
-		goto out;
-	} else if (errno != ENOENT) {
-		r = cix_error_errno(err, -errno, "cannot restore to '%s'", target);
-		goto out;
-	}
+	/* Everything is created exclusively: an existing target is an error (EEXIST). */
 	rs.fds[0] = pfd;
 	rs.nfds = 1;
 	rs.pending = base;
@@ -250,7 +243,6 @@ int cix_nar_restore_flags(cix_source_fn src, void *opaque, const char *target, i
 	if (r < 0 && rs.created)
 		cix_remove_tree_at(pfd, base, NULL);
 	strbuf_release(&rs.path);
-out:
 	close(pfd);
 	free(base);
 	return r;

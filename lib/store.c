@@ -386,8 +386,9 @@ int cix_store_move_in(struct cix_store *s, int tmp_fd, const char *tmp, const ch
 }
 
 /*
- * Under the path's lock, unless it became valid meanwhile: drop an invalid
- * leftover of an earlier crash, rename the copy into place, register.
+ * Under the path's lock, unless it became valid meanwhile: rename the copy
+ * into place (dropping an invalid leftover of an earlier crash), register.
+ * A valid path whose files were deleted by hand is put back.
  */
 int cix_store_install(struct cix_store *s, const char *tmp, struct cix_path_info *info,
 		      struct cix_err *err)
@@ -398,13 +399,19 @@ int cix_store_install(struct cix_store *s, const char *tmp, struct cix_path_info
 
 	if ((r = cix_path_lock(s, info->path, &lock, err)) < 0)
 		return r;
-	if ((r = cix_db_is_valid(s->db, info->path, err)) != 0) {
-		r = r < 0 ? r : 0;
-		goto out;
+	/*
+	 * A new path (the usual case) needs no query: nothing is in its place.
+	 * If something is, it stays when valid, else it is a leftover.
+	 */
+	if ((r = cix_store_move_in(s, s->tmp_fd, tmp, base, err)) == -EEXIST) {
+		if ((r = cix_db_is_valid(s->db, info->path, err)) != 0) {
+			r = r < 0 ? r : 0;
+			goto out;
+		}
+		if ((r = cix_remove_tree_at(s->store_fd, base, err)) < 0)
+			goto out;
+		r = cix_store_move_in(s, s->tmp_fd, tmp, base, err);
 	}
-	if ((r = cix_remove_tree_at(s->store_fd, base, err)) < 0)
-		goto out;
-	r = cix_store_move_in(s, s->tmp_fd, tmp, base, err);
 	if (!r && (r = cix_db_register(s->db, info, 1, err)) < 0)
 		cix_remove_tree_at(s->store_fd, base, NULL);
 	if (!r)

@@ -324,6 +324,22 @@ test_expect_success NIX 'kill -9 of the daemon during a build, restart: nothing 
 	dst -q --hash "$o" >h.dst && cix store -q --hash "$o" >h.cix && test_cmp h.cix h.dst
 '
 
+test_expect_success NIX 'a committer registers for the workers; killed, it is started again, and adds go on meanwhile' '
+	d=$(pgrep -o -f -- "cix-daemon --listen $SOCK") &&
+	c=$(pgrep -P "$d" -x cix-committer) &&
+	kill -9 "$c" &&
+	echo one >c1 && dst --add c1 >c1.out &&
+	dst --check-validity $(cat c1.out) &&
+	c2= &&
+	for i in $(seq 40); do
+		c2=$(pgrep -P "$d" -x cix-committer) && break
+		dst -q --hash $(cat c1.out) >/dev/null; sleep 0.1
+	done &&
+	test -n "$c2" && test "$c2" != "$c" &&
+	echo two >c2 && dst --add c2 >c2.out && dst --check-validity $(cat c2.out) &&
+	cix store --verify --check-contents
+'
+
 test_expect_success NIX 'no daemon is left behind, none reported an error of its own' '
 	stop_daemon "$SOCK" &&
 	! pgrep -f -- "cix-daemon --listen $T/" &&
