@@ -41,20 +41,46 @@ LDFLAGS  += $(SANFLAGS)
 LDLIBS   += $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpthread
 
 LIB_SRCS  := $(sort $(wildcard lib/*.c))
-CLI_SRCS  := $(sort $(wildcard cli/*.c))
+CLI_SRCS  := $(sort $(wildcard cli/*.c)) scheme/guile.c
 DAEMON_SRCS := $(sort $(wildcard daemon/*.c))
 UNIT_SRCS := $(sort $(wildcard t/unit/*.c))
 FUZZ_SRCS := $(sort $(wildcard t/fuzz/*.c))
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(B)/%.o)
+
+# Guile: only scheme/guile.c includes libguile.h; only cix links it (the
+# daemon and the builder never do). Its modules are compiled at make time.
+GUILE_CFLAGS := $(shell $(PKG_CONFIG) --cflags guile-3.0)
+GUILE_LIBS   := $(shell $(PKG_CONFIG) --libs guile-3.0)
+GUILD        ?= $(shell command -v guild-3.0 2>/dev/null || echo guild)
+DATADIR      ?= $(PREFIX)/share/cix
+SCM_SRCS  := $(sort $(shell find scheme/modules distro -name '*.scm' 2>/dev/null))
+SCM_GOS   := $(patsubst scheme/modules/%.scm,$(B)/scheme/go/%.go,$(filter scheme/modules/%,$(SCM_SRCS))) \
+             $(patsubst distro/%.scm,$(B)/scheme/go/%.go,$(filter distro/%,$(SCM_SRCS)))
 CLI_OBJS  := $(CLI_SRCS:%.c=$(B)/%.o)
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(B)/%.o)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(B)/%.t)
 BENCH_BINS := $(BENCH_SRCS:%.c=$(B)/%)
 SHELL_TESTS := $(sort $(wildcard t/t[0-9]*.sh))
 
-all: $(B)/cix $(B)/cix-daemon $(UNIT_BINS) $(BENCH_BINS)
+all: $(B)/cix $(B)/cix-daemon $(UNIT_BINS) $(BENCH_BINS) $(SCM_GOS)
+
+$(B)/scheme/guile.o: scheme/guile.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ischeme -DCIX_DATA_DIR='"$(DATADIR)"' $(CFLAGS) $(GUILE_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/cli/%.o: cli/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ischeme $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# guild compiles each module with the others on its load path.
+$(B)/scheme/go/%.go: scheme/modules/%.scm
+	@mkdir -p $(dir $@)
+	GUILE_AUTO_COMPILE=0 $(GUILD) compile -W0 -L scheme/modules -L distro -o $@ $< >/dev/null
+$(B)/scheme/go/%.go: distro/%.scm
+	@mkdir -p $(dir $@)
+	GUILE_AUTO_COMPILE=0 $(GUILD) compile -W0 -L scheme/modules -L distro -o $@ $< >/dev/null
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -65,7 +91,7 @@ $(B)/libcix.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 $(B)/cix: $(CLI_OBJS) $(B)/libcix.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(GUILE_LIBS)
 
 $(B)/cix-daemon: $(DAEMON_OBJS) $(B)/libcix.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -15,6 +15,7 @@ static const struct command {
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
+	{ "build", cmd_build, "build packages or derivations" },
 	{ "derivation", cmd_derivation, "inspect derivations (.drv files)" },
 	{ "hash", cmd_hash, "print the cryptographic hash of files" },
 	{ "store", cmd_store, "low-level store operations (NAR dump/restore)" },

@@ -44,6 +44,13 @@ static void log_path(struct strbuf *p, const char *drv_path, int mkdirs)
 	strbuf_addf(p, "/%s.zst", strlen(base) > 2 ? base + 2 : "");
 }
 
+int cix_build_log_path(const char *drv_path, struct strbuf *out)
+{
+	struct stat st;
+	log_path(out, drv_path, 0);
+	return stat(out->buf, &st) == 0 ? 0 : -ENOENT;
+}
+
 int cix_build_log_open(const char *drv_path, struct cix_build_log **out,
 		       struct cix_err *err)
 {

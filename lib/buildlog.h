@@ -19,6 +19,9 @@ struct cix_build_log;
 const char *cix_log_dir(void);
 
 /* Start (and truncate) the log of drv_path. */
+/* The file of the build log of drv_path (appended to out): 0, or -ENOENT if there is none. */
+int cix_build_log_path(const char *drv_path, struct strbuf *out);
+
 int cix_build_log_open(const char *drv_path, struct cix_build_log **out,
 		       struct cix_err *err);
 /* Append; errors are remembered and reported by close. */

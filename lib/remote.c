@@ -377,6 +377,35 @@ out:
 	return ret;
 }
 
+int cix_remote_add_text(struct cix_remote *r, const char *name, const void *text, size_t len,
+			const char *const *refs, size_t nr_refs, struct strbuf *out,
+			struct cix_err *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	struct cix_path_info info = { 0 };
+	int ret;
+
+	cix_wire_write_u64(&r->w, 7);
+	cix_wire_write_str(&r->w, name);
+	cix_wire_write_str(&r->w, "text:sha256");
+	cix_wire_write_strings(&r->w, refs, nr_refs);
+	cix_wire_write_u64(&r->w, 0);   /* repair */
+	if (len && (ret = frame_sink(r, text, len)) < 0) {
+		r->broken = 1;
+		return ret;
+	}
+	cix_wire_write_u64(&r->w, 0);   /* the last frame */
+	if ((ret = call(r, err)) < 0 ||
+	    (ret = cix_wire_read_string(&r->w, &path, CIX_WIRE_MAX_PATH, err)) < 0 ||
+	    (ret = read_info(r, &info, err)) < 0)
+		goto out;
+	strbuf_addstr(out, path.buf);
+out:
+	cix_path_info_release(&info);
+	strbuf_release(&path);
+	return ret;
+}
+
 int cix_remote_add_nar(struct cix_remote *r, const struct cix_path_info *info,
 		       const char *fs_path, struct cix_err *err)
 {

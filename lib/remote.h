@@ -36,6 +36,10 @@ int cix_remote_list(struct cix_remote *r, uint64_t op, const char *path, cix_pat
 int cix_remote_add(struct cix_remote *r, const char *src, const char *name,
 		   enum cix_add_method method, enum cix_hash_algo algo, struct strbuf *out,
 		   struct cix_err *err);
+/* AddToStore of text (a .drv) with its references. */
+int cix_remote_add_text(struct cix_remote *r, const char *name, const void *text, size_t len,
+			const char *const *refs, size_t nr_refs, struct strbuf *out,
+			struct cix_err *err);
 /* AddToStoreNar: info's path with the NAR of fs_path (which must match info). */
 int cix_remote_add_nar(struct cix_remote *r, const struct cix_path_info *info,
 		       const char *fs_path, struct cix_err *err);

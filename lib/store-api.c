@@ -1,6 +1,7 @@
 /* store-api.c - the store as a command sees it: local, or through the daemon */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "store.h"
+#include "nar.h"
 #include "remote.h"
 #include "store-path.h"
 #include "strvec.h"
@@ -48,6 +49,17 @@ int cix_store_open_client(struct cix_store **out, struct cix_err *err)
 	}
 	strbuf_release(&db);
 	return cix_store_open(NULL, NULL, out, err);
+}
+
+int cix_store_add_text(struct cix_store *s, const char *name, const void *text, size_t len,
+		       const char *const *refs, size_t nr_refs, struct strbuf *out,
+		       struct cix_err *err)
+{
+	if (s->remote)
+		return cix_remote_add_text(s->remote, name, text, len, refs, nr_refs, out, err);
+	struct cix_mem_source src = { text, len, 0 };
+	return cix_store_add_source(s, name, CIX_ADD_TEXT, CIX_HASH_SHA256, refs, nr_refs,
+				    cix_mem_source_read, &src, out, NULL, err);
 }
 
 int cix_store_is_valid(struct cix_store *s, const char *path, struct cix_err *err)

@@ -72,6 +72,14 @@ int cix_store_add_source(struct cix_store *s, const char *name, enum cix_add_met
 			 struct cix_path_info *registered, struct cix_err *err);
 
 /*
+ * Add text (a .drv, named name) with the references refs, locally or
+ * through the daemon (cix_store_open_client); its path appended to out.
+ */
+int cix_store_add_text(struct cix_store *s, const char *name, const void *text, size_t len,
+		       const char *const *refs, size_t nr_refs, struct strbuf *out,
+		       struct cix_err *err);
+
+/*
  * If path is a derivation (file: where its text is now), check that its
  * output paths are the ones its contents give (its input derivations must
  * be valid): a derivation claiming another's outputs is refused.

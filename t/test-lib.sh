@@ -12,6 +12,11 @@ set -u
 : "${CIX_SRC_DIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${CIX_BUILD_DIR:=$CIX_SRC_DIR/build}"
 export CIX_SRC_DIR CIX_BUILD_DIR
+# The package language: modules from the source tree, compiled in the build tree.
+: "${CIX_SCHEME_PATH:=$CIX_SRC_DIR/scheme/modules:$CIX_SRC_DIR/distro}"
+: "${CIX_SCHEME_COMPILED_PATH:=$CIX_BUILD_DIR/scheme/go}"
+: "${CIX_DATA_DIR:=$CIX_SRC_DIR}"
+export CIX_SCHEME_PATH CIX_SCHEME_COMPILED_PATH CIX_DATA_DIR
 PATH=$CIX_BUILD_DIR:$PATH
 export PATH
 # No network here: keep Nix away from its default binary cache.

@@ -1,0 +1,358 @@
+/* cmd-build.c - cix build: packages, expressions, files and derivations, built */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "cix.h"
+#include "build.h"
+#include "buildlog.h"
+#include "drv.h"
+#include "encoding.h"
+#include "lower.h"
+#include "remote.h"
+#include "scheme.h"
+#include "store.h"
+#include "store-path.h"
+#include "strvec.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: cix build [OPTION]... PACKAGE|DERIVATION...\n"
+		"Build the packages (NAME, NAME-VERSION, NAME:OUTPUT) or derivations\n"
+		"(.drv store paths) and print their output paths, one per line.\n\n"
+		"  -e, --expression=EXPR  build the package EXPR evaluates to\n"
+		"  -f, --file=FILE        build the package the last form of FILE gives\n"
+		"  -S, --source           build the packages' sources, not the packages\n"
+		"  -d, --derivations      print the derivation paths, build nothing\n"
+		"  -n, --dry-run          print what would be built and downloaded\n"
+		"  -K, --keep-failed      keep the build directory of a failed build\n"
+		"      --check            build again and compare with the outputs there\n"
+		"  -r, --root=FILE        make FILE a symlink to the result, a GC root\n"
+		"      --fallback         build when substitutes fail (always, for now)\n"
+		"      --no-substitutes   do not use substitutes\n"
+		"      --max-silent-time=S  fail a build silent for S seconds\n"
+		"      --timeout=S        fail a build that runs for more than S seconds\n"
+		"  -c, --cores=N          let each build use N cores (0: all)\n"
+		"  -j, --max-jobs=N       run up to N builds at once\n"
+		"      --log-file         print the build log files of the derivations\n"
+		"  -q, --quiet            do not show the build logs\n"
+		"  -h, --help             display this help and exit\n"
+		"  -V, --version          display version information and exit\n");
+}
+
+struct opts {
+	int source, derivations, dry_run, keep_failed, check, quiet, log_file;
+	const char *root;
+	unsigned cores, max_jobs, timeout, max_silent;
+	struct strvec exprs, files, specs;
+};
+
+/* What one argument comes to: a derivation and the outputs wanted of it. */
+struct target {
+	char *drv_path;
+	struct strvec outputs;     /* the paths printed after building */
+};
+
+static int parse_number(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	if (!*s || *end || *s == '-' || v > 1000000000UL)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int is_drv_path(const char *arg)
+{
+	size_t n = strlen(arg);
+	return n > 4 && !strcmp(arg + n - 4, ".drv") && arg[0] == '/';
+}
+
+static void target_from_package(struct target *t, struct cix_package *p, const char *output)
+{
+	t->drv_path = xstrdup(p->drv_path);
+	for (size_t i = 0; i < p->outputs.nr; i++)
+		if (output ? !strcmp(p->outputs.v[i], output) : 1)
+			strvec_push(&t->outputs, p->out_paths.v[i]);
+}
+
+static int target_from_drv(struct cix_store *s, const char *path, struct target *t,
+			   struct cix_err *err)
+{
+	struct cix_drv *drv;
+	int r = cix_store_check_path(s, path, err);
+	if (r < 0 || (r = cix_drv_parse_file(path, s->store_dir, &drv, err)) < 0)
+		return r;
+	t->drv_path = xstrdup(path);
+	for (size_t i = 0; i < drv->nr_outputs; i++)
+		strvec_push(&t->outputs, drv->outputs[i].path);
+	cix_drv_free(drv);
+	return 0;
+}
+
+static int lower_target(struct cix_lower *l, const struct opts *o, struct cix_scheme_target *st,
+			struct target *t, struct cix_err *err)
+{
+	struct cix_package *p = st->package;
+	int r;
+	if (!o->source) {
+		if ((r = cix_lower_package(l, p, err)) < 0)
+			return r;
+		target_from_package(t, p, st->output);
+		return 0;
+	}
+	if (!p->has_source)
+		return cix_error(err, -CIX_ENOTFOUND, "package '%s' has no source", p->name);
+	if (p->source.kind == CIX_INPUT_ORIGIN) {
+		if ((r = cix_lower_origin(l, p->source.u.origin, err)) < 0)
+			return r;
+		t->drv_path = xstrdup(p->source.u.origin->drv_path);
+		strvec_push(&t->outputs, p->source.u.origin->out_path);
+		return 0;
+	}
+	/* A local file or a seed: no derivation, the path itself. */
+	r = p->source.kind == CIX_INPUT_ITEM ? cix_lower_item(l, p->source.u.item, err)
+					     : cix_lower_file(l, p->source.u.file, err);
+	if (!r)
+		strvec_push(&t->outputs, cix_input_path(&p->source));
+	return r;
+}
+
+/* -r FILE: FILE links to the result, and is registered as an indirect GC root. */
+static int make_root(struct cix_store *s, const char *file, const char *path, struct cix_err *err)
+{
+	struct strbuf abs = STRBUF_INIT, root = STRBUF_INIT;
+	struct cix_hash h;
+	int r = 0;
+	unlink(file);
+	if (symlink(path, file) < 0)
+		return cix_error_errno(err, -errno, "cannot create '%s'", file);
+	if (file[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+		strbuf_addf(&abs, "%s/", cwd ? cwd : ".");
+		free(cwd);
+	}
+	strbuf_addstr(&abs, file);
+	if (s->remote)
+		return cix_error(err, -CIX_EUNSUPPORTED,
+				 "'%s' links to the result, but the daemon does not take indirect"
+				 " roots yet", file);
+	cix_hash_buf(CIX_HASH_SHA256, abs.buf, abs.len, &h);
+	strbuf_addf(&root, "%s/gcroots", s->state_dir);
+	mkdir(root.buf, 0755);
+	strbuf_addstr(&root, "/auto");
+	if (mkdir(root.buf, 0755) < 0 && errno != EEXIST) {
+		r = cix_error_errno(err, -errno, "cannot create '%s'", root.buf);
+		goto out;
+	}
+	strbuf_addch(&root, '/');
+	cix_nixbase32_encode(&root, h.bytes, 20);
+	unlink(root.buf);
+	if (symlink(abs.buf, root.buf) < 0)
+		r = cix_error_errno(err, -errno, "cannot create '%s'", root.buf);
+out:
+	strbuf_release(&abs);
+	strbuf_release(&root);
+	return r;
+}
+
+static int dry_run(struct cix_store *s, struct target *ts, size_t n, struct cix_err *err)
+{
+	struct strvec builds = STRVEC_INIT, downloads = STRVEC_INIT;
+	int r = 0;
+	for (size_t i = 0; !r && i < n; i++)
+		if (ts[i].drv_path)
+			r = cix_lower_missing(s, ts[i].drv_path, &builds, &downloads, err);
+	if (!r) {
+		strvec_sort_unique(&builds);
+		strvec_sort_unique(&downloads);
+		if (builds.nr)
+			fprintf(stderr, "%s derivation%s would be built:\n", builds.nr == 1 ? "this" : "these",
+				builds.nr == 1 ? "" : "s");
+		for (size_t i = 0; i < builds.nr; i++)
+			fprintf(stderr, "   %s\n", builds.v[i]);
+		if (downloads.nr)
+			fprintf(stderr, "%s file%s would be downloaded:\n",
+				downloads.nr == 1 ? "this" : "these", downloads.nr == 1 ? "" : "s");
+		for (size_t i = 0; i < downloads.nr; i++)
+			fprintf(stderr, "   %s\n", downloads.v[i]);
+		if (!builds.nr && !downloads.nr)
+			fprintf(stderr, "nothing to be built or downloaded\n");
+	}
+	strvec_clear(&builds);
+	strvec_clear(&downloads);
+	return r;
+}
+
+static int run(struct opts *o)
+{
+	struct cix_err err = { 0 };
+	struct cix_store *s = NULL;
+	size_t n = o->exprs.nr + o->files.nr + o->specs.nr, k = 0;
+	struct target *ts = xcalloc(n + 1, sizeof(*ts));
+	int r;
+
+	if ((r = cix_store_open_client(&s, &err)) < 0)
+		goto fail;
+	struct cix_lower l = { s, "x86_64-linux" };
+	for (size_t i = 0; i < o->specs.nr; i++, k++) {
+		struct cix_scheme_target st;
+		const char *a = o->specs.v[i];
+		if (is_drv_path(a))
+			r = o->source ? cix_error(&err, -CIX_EINVAL, "-S needs packages, not '%s'", a)
+				      : target_from_drv(s, a, &ts[k], &err);
+		else if ((r = cix_scheme_read_spec(a, &st, &err)) == 0)
+			r = lower_target(&l, o, &st, &ts[k], &err);
+		if (r < 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < o->exprs.nr; i++, k++) {
+		struct cix_scheme_target st;
+		if ((r = cix_scheme_read_expr(o->exprs.v[i], &st, &err)) < 0 ||
+		    (r = lower_target(&l, o, &st, &ts[k], &err)) < 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < o->files.nr; i++, k++) {
+		struct cix_scheme_target st;
+		if ((r = cix_scheme_read_file(o->files.v[i], &st, &err)) < 0 ||
+		    (r = lower_target(&l, o, &st, &ts[k], &err)) < 0)
+			goto fail;
+	}
+	if (o->derivations) {
+		for (size_t i = 0; i < n; i++)
+			if (ts[i].drv_path)
+				puts(ts[i].drv_path);
+		goto done;
+	}
+	if (o->log_file) {
+		for (size_t i = 0; i < n; i++) {
+			struct strbuf p = STRBUF_INIT;
+			if (ts[i].drv_path && cix_build_log_path(ts[i].drv_path, &p) == 0)
+				puts(p.buf);
+			else
+				r = cix_error(&err, -CIX_ENOTFOUND, "no build log for '%s'",
+					      ts[i].drv_path ? ts[i].drv_path : "?");
+			strbuf_release(&p);
+		}
+		if (r < 0)
+			goto fail;
+		goto done;
+	}
+	if (o->dry_run) {
+		if ((r = dry_run(s, ts, n, &err)) < 0)
+			goto fail;
+		goto done;
+	}
+	{
+		const char **drvs = xcalloc(n + 1, sizeof(*drvs));
+		size_t nd = 0;
+		struct cix_build_opts bo = {
+			.max_jobs = o->max_jobs, .cores = o->cores, .keep_failed = o->keep_failed,
+			.log_fd = o->quiet ? -1 : 2, .timeout = o->timeout,
+			.max_silent = o->max_silent, .check = o->check,
+		};
+		for (size_t i = 0; i < n; i++)
+			if (ts[i].drv_path)
+				drvs[nd++] = ts[i].drv_path;
+		r = !nd ? 0 : s->remote ? cix_remote_build(s->remote, drvs, nd, &bo, &err)
+					: cix_build_derivations(s, drvs, nd, &bo, &err);
+		free(drvs);
+		if (r < 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < ts[i].outputs.nr; j++) {
+			puts(ts[i].outputs.v[j]);
+			if (o->root) {
+				struct strbuf f = STRBUF_INIT;
+				if (n == 1 && ts[i].outputs.nr == 1)
+					strbuf_addstr(&f, o->root);
+				else
+					strbuf_addf(&f, "%s-%zu", o->root, k++);
+				r = make_root(s, f.buf, ts[i].outputs.v[j], &err);
+				strbuf_release(&f);
+				if (r < 0)
+					goto fail;
+			}
+		}
+done:
+	cix_store_close(s);
+	return 0;
+fail:
+	cix_store_close(s);
+	return error_err(&err);
+}
+
+int cmd_build(int argc, char **argv)
+{
+	enum { OPT_CHECK = 0x100, OPT_FALLBACK, OPT_NOSUBST, OPT_SILENT, OPT_TIMEOUT, OPT_LOG };
+	static const struct option longopts[] = {
+		{ "expression", required_argument, NULL, 'e' },
+		{ "file", required_argument, NULL, 'f' },
+		{ "source", no_argument, NULL, 'S' },
+		{ "derivations", no_argument, NULL, 'd' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "keep-failed", no_argument, NULL, 'K' },
+		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "root", required_argument, NULL, 'r' },
+		{ "fallback", no_argument, NULL, OPT_FALLBACK },
+		{ "no-substitutes", no_argument, NULL, OPT_NOSUBST },
+		{ "max-silent-time", required_argument, NULL, OPT_SILENT },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "cores", required_argument, NULL, 'c' },
+		{ "max-jobs", required_argument, NULL, 'j' },
+		{ "log-file", no_argument, NULL, OPT_LOG },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = { .max_jobs = 1 };
+	int c;
+
+	cix_progname = "cix build";
+	while ((c = getopt_long(argc, argv, ":e:f:SdnKr:c:j:M:qhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e': strvec_push(&o.exprs, optarg); break;
+		case 'f': strvec_push(&o.files, optarg); break;
+		case 'S': o.source = 1; break;
+		case 'd': o.derivations = 1; break;
+		case 'n': o.dry_run = 1; break;
+		case 'K': o.keep_failed = 1; break;
+		case OPT_CHECK: o.check = 1; break;
+		case 'r': o.root = optarg; break;
+		case OPT_FALLBACK: case OPT_NOSUBST: break;
+		case OPT_LOG: o.log_file = 1; break;
+		case 'q': o.quiet = 1; break;
+		case OPT_SILENT: case OPT_TIMEOUT: case 'c': case 'j': case 'M': {
+			unsigned v;
+			if (parse_number(optarg, &v) < 0)
+				return usage_error("invalid number '%s'", optarg);
+			if (c == OPT_SILENT) o.max_silent = v;
+			else if (c == OPT_TIMEOUT) o.timeout = v;
+			else if (c == 'c') o.cores = v;
+			else o.max_jobs = v ? v : 1;
+			break;
+		}
+		case 'h': usage(stdout); return 0;
+		case 'V': return print_version();
+		default: return option_error(c, argv);
+		}
+	}
+	for (int i = optind; i < argc; i++)
+		strvec_push(&o.specs, argv[i]);
+	if (!o.specs.nr && !o.exprs.nr && !o.files.nr)
+		return usage_error("nothing to build");
+	int r = run(&o);
+	strvec_clear(&o.exprs);
+	strvec_clear(&o.files);
+	strvec_clear(&o.specs);
+	return r;
+}

@@ -1,0 +1,66 @@
+;;; bootstrap.scm - (gnu packages bootstrap): the seeds everything is built from
+;;; SPDX-License-Identifier: GPL-3.0-or-later
+(define-module (gnu packages bootstrap)
+  #:use-module (guix packages)
+  #:use-module (guix build-system trivial)
+  #:use-module (guix licenses)
+  #:export (%bootstrap-tarball %bootstrap-busybox %bootstrap-tools %gnu-build))
+
+;;; The bootstrap binaries are made by scripts/make-bootstrap from pinned
+;;; Debian 12 packages, reproducibly (the same bytes on every machine), and
+;;; added to the store as they are (see README.md): the tarball of the GNU
+;;; tools (gcc, binutils, glibc, make, coreutils, bash, tar, ...), relocatable
+;;; with $ORIGIN run paths, and a static busybox that unpacks it.
+
+(define (data-file name)
+  (string-append ((module-ref (resolve-interface '(cix primitives)) '%cix-data-dir))
+                 "/" name))
+
+(define %bootstrap-tarball
+  (bootstrap-item "bootstrap-tools-gnu.tar.xz"
+                  (base32 "0000000000000000000000000000000000000000000000000000") ; pinned once scripts/make-bootstrap lands
+                  #f))
+
+(define %bootstrap-busybox
+  (bootstrap-item "busybox"
+                  (base32 "0000000000000000000000000000000000000000000000000000") ; pinned once scripts/make-bootstrap lands
+                  #t))
+
+;;; Unpacked in the sandbox by busybox: the interpreter of each program set
+;;; to the store's loader, and gcc wrapped to link against the store's libc.
+(define %bootstrap-tools
+  (package
+    (name "bootstrap-tools")
+    (version "0")
+    (source #f)
+    (build-system trivial-build-system)
+    (inputs `(("tarball" ,%bootstrap-tarball)
+              ("busybox" ,%bootstrap-busybox)
+              ("script" ,(local-file (data-file "distro/bootstrap/unpack-bootstrap.sh")
+                                     "unpack-bootstrap.sh"))))
+    (arguments
+     '(#:implicit-inputs? #f
+       #:builder ((input "busybox" "/bin/busybox") "sh" "-e" (input "script"))))
+    (synopsis "Bootstrap binaries of the GNU tool chain and utilities")
+    (description "Binaries from Debian 12 packages, relocated into the store,
+from which every package is built.")
+    (home-page #f)
+    (license gpl3+)))
+
+;;; The builder of gnu-build-system: cix's own C program (builder/),
+;;; compiled here by the bootstrap compiler, so that it is an input of every
+;;; package and a change to it rebuilds them all.
+(define %gnu-build
+  (package
+    (name "cix-gnu-build")
+    (version "0")
+    (source (local-file (data-file "builder") "cix-gnu-build-source"))
+    (build-system trivial-build-system)
+    (arguments
+     '(#:builder "export PATH=$bootstrap_tools/bin
+mkdir -p $out/bin
+gcc -std=gnu11 -O2 -o $out/bin/gnu-build $src/*.c"))
+    (synopsis "The builder of cix's gnu-build-system")
+    (description "Runs the phases of the GNU build system.")
+    (home-page #f)
+    (license gpl3+)))

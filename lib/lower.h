@@ -1,0 +1,137 @@
+/* lower.h - packages lowered to derivations */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef CIX_LOWER_H
+#define CIX_LOWER_H
+
+#include "err.h"
+#include "hash.h"
+#include "store.h"
+#include "strvec.h"
+
+/*
+ * What a package definition says, in C (scheme/guile.c fills it from the
+ * Scheme records of (guix packages)): lowering turns it into derivations,
+ * writes their .drv files to the store (through the daemon when the store
+ * is its) and gives their paths. Each node is lowered once (memoised in the
+ * node); the same definitions always give the same derivations, and any
+ * change of any input changes the hashes.
+ */
+
+enum cix_input_kind {
+	CIX_INPUT_PACKAGE,   /* a package: its output `output` */
+	CIX_INPUT_ORIGIN,    /* a source to download (fixed output) */
+	CIX_INPUT_ITEM,      /* a content-addressed store item (bootstrap seeds) */
+	CIX_INPUT_FILE,      /* a local file or tree, added to the store */
+};
+
+struct cix_package;
+
+/* A download: builtin:fetchurl, as Nix's <nix/fetchurl.nix> writes it. */
+struct cix_origin {
+	char *url;               /* first of its URIs (mirror:// allowed) */
+	struct cix_hash hash;    /* sha256 of the file */
+	char *file_name;         /* the store name: from the URL when NULL */
+	/* lowered */
+	char *drv_path, *out_path;
+};
+
+/*
+ * A store item made elsewhere (scripts/make-bootstrap) and added with
+ * `cix store --add-fixed` (flat) or `--add` (recursive): only its path is
+ * computed, and it must be valid.
+ */
+struct cix_item {
+	char *name;
+	struct cix_hash hash;    /* sha256: of the file, or of the NAR */
+	int recursive;
+	char *path;              /* lowered */
+};
+
+/* A file or tree of the machine, added to the store (recursive sha256). */
+struct cix_file {
+	char *file;
+	char *name;
+	char *path;              /* lowered */
+};
+
+struct cix_input {
+	char *label;
+	enum cix_input_kind kind;
+	union {
+		struct cix_package *package;
+		struct cix_origin *origin;
+		struct cix_item *item;
+		struct cix_file *file;
+	} u;
+	char *output;            /* of a package: NULL for "out" */
+};
+
+/* A string of the build command: text, after the path of an input when labelled. */
+struct cix_arg {
+	char *label;             /* NULL: text alone */
+	char *text;
+};
+
+enum cix_build_system {
+	CIX_BS_GNU,      /* builder/gnu-build, the phases of gnu-build-system */
+	CIX_BS_TRIVIAL,  /* a command of the package's own */
+};
+
+struct cix_package {
+	char *name, *version;
+	char *location;                /* "FILE:LINE:COLUMN" of its definition, or NULL */
+	struct cix_input source;       /* label NULL; kind ORIGIN, ITEM or FILE; or none */
+	int has_source;
+	enum cix_build_system build_system;
+	struct cix_input *inputs;      /* inputs, native inputs, propagated inputs */
+	size_t nr_inputs, alloc_inputs;
+	size_t nr_propagated;          /* the last nr_propagated of inputs */
+	struct strvec outputs;         /* "out" first */
+	/*
+	 * The build system's arguments. For gnu: environment variables of the
+	 * builder (configureFlags, makeFlags, tests, phases, phase_NAME, ...,
+	 * see builder/); for trivial: builder (a program) and args.
+	 */
+	struct strvec env;             /* KEY=VALUE */
+	struct cix_arg *builder;       /* trivial: the program (NULL: bash of the bootstrap) */
+	struct cix_arg *args;          /* its arguments */
+	size_t nr_args, alloc_args;
+	/* The build system's own inputs (bootstrap tools, the builder): none for a seed. */
+	struct cix_input *implicit;
+	size_t nr_implicit, alloc_implicit;
+	/* lowered */
+	char *drv_path;
+	struct strvec out_paths;       /* in the order of outputs */
+	int lowering;                  /* cycle detection */
+};
+
+struct cix_lower {
+	struct cix_store *store;
+	const char *system;            /* "x86_64-linux" */
+};
+
+/* Lower p (and what it needs): p->drv_path and p->out_paths are set. */
+int cix_lower_package(struct cix_lower *l, struct cix_package *p, struct cix_err *err);
+int cix_lower_origin(struct cix_lower *l, struct cix_origin *o, struct cix_err *err);
+int cix_lower_item(struct cix_lower *l, struct cix_item *it, struct cix_err *err);
+int cix_lower_file(struct cix_lower *l, struct cix_file *f, struct cix_err *err);
+
+/*
+ * The store path an input stands for, after lowering (the package's output
+ * named, "out" by default); NULL if there is no such output.
+ */
+const char *cix_input_path(const struct cix_input *in);
+
+/* The path of a content-addressed item, without the store (for Scheme). */
+int cix_item_path(const char *store_dir, const struct cix_item *it, struct strbuf *out,
+		  struct cix_err *err);
+
+/*
+ * Every derivation and source needed by the derivation drv_path that is
+ * not valid yet: what `cix build -n` prints (the derivations to build, the
+ * downloads among them).
+ */
+int cix_lower_missing(struct cix_store *s, const char *drv_path, struct strvec *builds,
+		      struct strvec *downloads, struct cix_err *err);
+
+#endif

@@ -1,0 +1,464 @@
+/* guile.c - the package language: GNU Guile embedded, the only file that includes libguile.h */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "scheme.h"
+#include "encoding.h"
+#include "strbuf.h"
+#include "util.h"
+
+#include <libguile.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Package definitions are evaluated by Guile; the records of (guix
+ * packages) are then read into the C structures of lib/lower.h (Guile's GC
+ * does not see malloc'd memory, so no SCM is kept there), and lowered in
+ * C. Scheme errors come back as one line, with the place they come from.
+ */
+
+#ifndef CIX_DATA_DIR
+#define CIX_DATA_DIR "/usr/local/share/cix"
+#endif
+
+static int initialised;
+static SCM memo;   /* package, origin... -> the C node read from it (eq hash table) */
+
+/* ---- primitives: (cix primitives) ---- */
+
+static SCM prim_base32(SCM str)
+{
+	SCM_ASSERT_TYPE(scm_is_string(str), str, SCM_ARG1, "%nix-base32->bytevector", "string");
+	char *s = scm_to_utf8_string(str);
+	unsigned char out[64];
+	size_t len = strlen(s), n = len * 5 / 8;
+	int bad = n > sizeof(out) || cix_nixbase32_len(n) != len ||
+		  cix_nixbase32_decode(s, len, out, n) < 0;
+	free(s);
+	if (bad)
+		scm_misc_error("base32", "invalid nix-base32 string: ~S", scm_list_1(str));
+	SCM bv = scm_c_make_bytevector(n);
+	memcpy(SCM_BYTEVECTOR_CONTENTS(bv), out, n);
+	return bv;
+}
+
+static SCM prim_data_dir(void)
+{
+	const char *d = getenv("CIX_DATA_DIR");
+	return scm_from_utf8_string(d && *d ? d : CIX_DATA_DIR);
+}
+
+static void define_primitives(void *unused)
+{
+	scm_c_define_gsubr("%nix-base32->bytevector", 1, 0, 0, prim_base32);
+	scm_c_define_gsubr("%cix-data-dir", 0, 0, 0, prim_data_dir);
+	scm_c_export("%nix-base32->bytevector", "%cix-data-dir", NULL);
+	(void)unused;
+}
+
+/* Prepend each directory of the colon-separated list to the variable. */
+static void prepend_path(const char *var, const char *list)
+{
+	if (!list || !*list)
+		return;
+	char *copy = xstrdup(list), *save = NULL;
+	SCM dirs = SCM_EOL;
+	for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save))
+		dirs = scm_cons(scm_from_utf8_string(d), dirs);
+	free(copy);
+	SCM v = scm_c_lookup(var);
+	scm_variable_set_x(v, scm_append(scm_list_2(scm_reverse(dirs), scm_variable_ref(v))));
+}
+
+static void *init(void *unused)
+{
+	struct strbuf def = STRBUF_INIT;
+	const char *path = getenv("CIX_SCHEME_PATH");
+	const char *compiled = getenv("CIX_SCHEME_COMPILED_PATH");
+
+	scm_c_eval_string("(set! %load-should-auto-compile #f)");
+	scm_c_define_module("cix primitives", define_primitives, NULL);
+	if (!path || !*path) {
+		strbuf_addf(&def, "%s/scheme:%s/distro", CIX_DATA_DIR, CIX_DATA_DIR);
+		path = def.buf;
+	}
+	prepend_path("%load-path", path);
+	if (compiled && *compiled)
+		prepend_path("%load-compiled-path", compiled);
+	strbuf_release(&def);
+	memo = scm_permanent_object(scm_c_make_hash_table(64));
+	scm_c_use_module("cix ui");
+	(void)unused;
+	return NULL;
+}
+
+/* ---- errors ---- */
+
+struct call {
+	SCM proc, args, result;
+	struct cix_err *err;
+};
+
+/*
+ * (cix ui) describes an error as one line with its place; the stack is
+ * still there in the pre-unwind handler.
+ */
+static SCM call_preunwind(void *data, SCM key, SCM args)
+{
+	struct call *c = data;
+	SCM describe = scm_c_public_ref("cix ui", "describe-error");
+	SCM msg = scm_call_3(describe, key, args, scm_make_stack(SCM_BOOL_T, SCM_EOL));
+	char *s = scm_to_utf8_string(msg);
+	cix_error(c->err, -CIX_EINVAL, "%s", s);
+	free(s);
+	return SCM_UNSPECIFIED;
+}
+
+static SCM call_handler(void *data, SCM key, SCM args)
+{
+	(void)data; (void)key; (void)args;
+	return SCM_UNDEFINED;
+}
+
+/* ---- reading the records into C ---- */
+
+static SCM ref(const char *module, const char *name)
+{
+	return scm_c_public_ref(module, name);
+}
+
+/* A field of a record of (guix packages), by name (see (cix ui) record-ref). */
+static SCM field(SCM obj, const char *name)
+{
+	return scm_call_2(ref("cix ui", "record-ref"), obj, scm_from_utf8_symbol(name));
+}
+
+static char *string_or_null(SCM s)
+{
+	return scm_is_string(s) ? scm_to_utf8_string(s) : NULL;
+}
+
+/* Is obj a package, an origin, a bootstrap-item, a local-file? */
+static int is(const char *kind, SCM obj)
+{
+	return scm_is_eq(scm_call_1(ref("cix ui", "record-kind"), obj),
+			 scm_from_utf8_symbol(kind));
+}
+
+struct reader {
+	struct cix_err *err;
+	int depth;
+};
+
+static int read_package(struct reader *rd, SCM p, struct cix_package **out);
+
+static int read_hash(SCM bv, struct cix_hash *h)
+{
+	if (!scm_is_bytevector(bv) || SCM_BYTEVECTOR_LENGTH(bv) != 32)
+		return -1;
+	h->algo = CIX_HASH_SHA256;
+	h->len = 32;
+	memcpy(h->bytes, SCM_BYTEVECTOR_CONTENTS(bv), 32);
+	return 0;
+}
+
+static void *memo_get(SCM obj)
+{
+	SCM v = scm_hashq_ref(memo, obj, SCM_BOOL_F);
+	return scm_is_false(v) ? NULL : scm_to_pointer(v);
+}
+
+static void memo_put(SCM obj, void *node)
+{
+	scm_hashq_set_x(memo, obj, scm_from_pointer(node, NULL));
+}
+
+/* A source or a non-package input: origin, bootstrap item, local file. */
+static int read_thing(struct reader *rd, SCM obj, struct cix_input *in, const char *who)
+{
+	void *node = memo_get(obj);
+	if (is("origin", obj)) {
+		struct cix_origin *o = node;
+		in->kind = CIX_INPUT_ORIGIN;
+		if (!o) {
+			SCM uri = field(obj, "uri");
+			if (scm_is_pair(uri))
+				uri = SCM_CAR(uri);
+			if (!scm_is_true(field(obj, "url-fetch?")))
+				return cix_error(rd->err, -CIX_EUNSUPPORTED,
+						 "%s: only url-fetch origins are supported", who);
+			if (!scm_is_string(uri))
+				return cix_error(rd->err, -CIX_EINVAL, "%s: an origin's uri is a string",
+						 who);
+			o = xcalloc(1, sizeof(*o));
+			o->url = scm_to_utf8_string(uri);
+			o->file_name = string_or_null(field(obj, "file-name"));
+			if (read_hash(field(obj, "sha256"), &o->hash) < 0)
+				return cix_error(rd->err, -CIX_EINVAL, "%s: bad sha256 in origin", who);
+			memo_put(obj, o);
+		}
+		in->u.origin = o;
+		return 0;
+	}
+	if (is("bootstrap-item", obj)) {
+		struct cix_item *it = node;
+		in->kind = CIX_INPUT_ITEM;
+		if (!it) {
+			it = xcalloc(1, sizeof(*it));
+			it->name = string_or_null(field(obj, "name"));
+			it->recursive = scm_is_true(field(obj, "recursive?"));
+			if (!it->name || read_hash(field(obj, "sha256"), &it->hash) < 0)
+				return cix_error(rd->err, -CIX_EINVAL, "%s: bad bootstrap item", who);
+			memo_put(obj, it);
+		}
+		in->u.item = it;
+		return 0;
+	}
+	if (is("local-file", obj)) {
+		struct cix_file *f = node;
+		in->kind = CIX_INPUT_FILE;
+		if (!f) {
+			f = xcalloc(1, sizeof(*f));
+			f->file = string_or_null(field(obj, "file"));
+			f->name = string_or_null(field(obj, "name"));
+			if (!f->file)
+				return cix_error(rd->err, -CIX_EINVAL, "%s: bad local file", who);
+			memo_put(obj, f);
+		}
+		in->u.file = f;
+		return 0;
+	}
+	return cix_error(rd->err, -CIX_EINVAL, "%s: not a package, origin or file", who);
+}
+
+/* One element of an input list: ("label" thing ["output"]), or a package. */
+static int read_input(struct reader *rd, SCM item, struct cix_input *in, const char *who)
+{
+	SCM thing = item;
+	memset(in, 0, sizeof(*in));
+	if (scm_is_pair(item) && scm_is_string(SCM_CAR(item)) && scm_is_pair(SCM_CDR(item))) {
+		in->label = scm_to_utf8_string(SCM_CAR(item));
+		thing = SCM_CADR(item);
+		if (scm_is_pair(SCM_CDDR(item))) {
+			SCM o = SCM_CADDR(item);
+			if (!scm_is_string(o))
+				return cix_error(rd->err, -CIX_EINVAL, "%s: input '%s': bad output", who,
+						 in->label);
+			in->output = scm_to_utf8_string(o);
+		}
+	}
+	if (is("package", thing)) {
+		in->kind = CIX_INPUT_PACKAGE;
+		if (!in->label)
+			in->label = string_or_null(field(thing, "name"));
+		return read_package(rd, thing, &in->u.package);
+	}
+	return read_thing(rd, thing, in, who);
+}
+
+static int read_inputs(struct reader *rd, SCM list, struct cix_input **v, size_t *nr,
+		       size_t *alloc, const char *who)
+{
+	if (scm_is_false(scm_list_p(list)))
+		return cix_error(rd->err, -CIX_EINVAL, "%s: inputs must be a list", who);
+	for (; scm_is_pair(list); list = SCM_CDR(list)) {
+		ALLOC_GROW(*v, *nr + 1, *alloc);
+		int r = read_input(rd, SCM_CAR(list), &(*v)[*nr], who);
+		if (r < 0)
+			return r;
+		(*nr)++;
+	}
+	return 0;
+}
+
+static int read_arg(struct reader *rd, SCM a, struct cix_arg *out, const char *who)
+{
+	memset(out, 0, sizeof(*out));
+	if (scm_is_string(a)) {
+		out->text = scm_to_utf8_string(a);
+		return 0;
+	}
+	if (scm_is_pair(a) && scm_is_string(SCM_CAR(a)) && scm_is_string(SCM_CDR(a))) {
+		out->label = scm_to_utf8_string(SCM_CAR(a));
+		out->text = scm_to_utf8_string(SCM_CDR(a));
+		return 0;
+	}
+	return cix_error(rd->err, -CIX_EINVAL, "%s: bad builder argument", who);
+}
+
+/* The build system's say: ((env ...) (builder . B) (args ...) (implicit ...)). */
+static int read_lowered_args(struct reader *rd, SCM alist, struct cix_package *p,
+			     const char *who)
+{
+	SCM env = scm_assq_ref(alist, scm_from_utf8_symbol("env"));
+	SCM builder = scm_assq_ref(alist, scm_from_utf8_symbol("builder"));
+	SCM args = scm_assq_ref(alist, scm_from_utf8_symbol("args"));
+	SCM implicit = scm_assq_ref(alist, scm_from_utf8_symbol("implicit"));
+	int r;
+
+	for (; scm_is_pair(env); env = SCM_CDR(env)) {
+		SCM kv = SCM_CAR(env);
+		if (!scm_is_pair(kv) || !scm_is_string(SCM_CAR(kv)) || !scm_is_string(SCM_CDR(kv)))
+			return cix_error(rd->err, -CIX_EINVAL, "%s: bad environment variable", who);
+		char *k = scm_to_utf8_string(SCM_CAR(kv)), *v = scm_to_utf8_string(SCM_CDR(kv));
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, "%s=%s", k, v);
+		strvec_push(&p->env, sb.buf);
+		strbuf_release(&sb);
+		free(k);
+		free(v);
+	}
+	if (scm_is_true(builder) && !SCM_UNBNDP(builder)) {
+		p->builder = xcalloc(1, sizeof(*p->builder));
+		if ((r = read_arg(rd, builder, p->builder, who)) < 0)
+			return r;
+	}
+	for (; scm_is_pair(args); args = SCM_CDR(args)) {
+		ALLOC_GROW(p->args, p->nr_args + 1, p->alloc_args);
+		if ((r = read_arg(rd, SCM_CAR(args), &p->args[p->nr_args], who)) < 0)
+			return r;
+		p->nr_args++;
+	}
+	return read_inputs(rd, scm_is_false(implicit) ? SCM_EOL : implicit, &p->implicit,
+			   &p->nr_implicit, &p->alloc_implicit, who);
+}
+
+static int read_package(struct reader *rd, SCM obj, struct cix_package **out)
+{
+	struct cix_package *p = memo_get(obj);
+	struct strbuf who = STRBUF_INIT;
+	int r = 0;
+
+	if (p) {
+		*out = p;
+		return 0;
+	}
+	if (rd->depth > 256)
+		return cix_error(rd->err, -CIX_ELIMIT, "packages nested too deep");
+	p = xcalloc(1, sizeof(*p));
+	memo_put(obj, p);   /* (a package that needs itself is caught by lowering) */
+	*out = p;
+	rd->depth++;
+	p->name = string_or_null(field(obj, "name"));
+	p->version = string_or_null(field(obj, "version"));
+	p->location = string_or_null(field(obj, "location"));
+	if (p->location)
+		strbuf_addf(&who, "%s: ", p->location);
+	strbuf_addf(&who, "package '%s'", p->name ? p->name : "?");
+
+	SCM outputs = field(obj, "outputs");
+	for (; scm_is_pair(outputs); outputs = SCM_CDR(outputs)) {
+		char *o = string_or_null(SCM_CAR(outputs));
+		if (!o) {
+			r = cix_error(rd->err, -CIX_EINVAL, "%s: outputs are strings", who.buf);
+			goto out;
+		}
+		strvec_push(&p->outputs, o);
+		free(o);
+	}
+	SCM src = field(obj, "source");
+	if (scm_is_true(src)) {
+		p->has_source = 1;
+		if ((r = read_thing(rd, src, &p->source, who.buf)) < 0)
+			goto out;
+	}
+	SCM bs_name = field(obj, "build-system-name");
+	if (scm_is_eq(bs_name, scm_from_utf8_symbol("gnu")))
+		p->build_system = CIX_BS_GNU;
+	else if (scm_is_eq(bs_name, scm_from_utf8_symbol("trivial")))
+		p->build_system = CIX_BS_TRIVIAL;
+	else {
+		r = cix_error(rd->err, -CIX_EUNSUPPORTED, "%s: unknown build system", who.buf);
+		goto out;
+	}
+	SCM lowered = field(obj, "lowered-arguments");
+	if ((r = read_lowered_args(rd, lowered, p, who.buf)) < 0)
+		goto out;
+	if ((r = read_inputs(rd, field(obj, "inputs"), &p->inputs, &p->nr_inputs,
+			     &p->alloc_inputs, who.buf)) < 0 ||
+	    (r = read_inputs(rd, field(obj, "native-inputs"), &p->inputs, &p->nr_inputs,
+			     &p->alloc_inputs, who.buf)) < 0)
+		goto out;
+	size_t before = p->nr_inputs;
+	r = read_inputs(rd, field(obj, "propagated-inputs"), &p->inputs, &p->nr_inputs,
+			&p->alloc_inputs, who.buf);
+	p->nr_propagated = p->nr_inputs - before;
+out:
+	rd->depth--;
+	strbuf_release(&who);
+	return r;
+}
+
+/* ---- the API ---- */
+
+int cix_scheme_init(struct cix_err *err)
+{
+	if (!initialised) {
+		scm_with_guile(init, NULL);
+		initialised = 1;
+	}
+	(void)err;
+	return 0;
+}
+
+struct lower_call {
+	const char *what;       /* "spec", "expr", "file" */
+	const char *arg;
+	struct cix_scheme_target *t;
+	struct cix_err *err;
+	int r;
+};
+
+/* Inside the catch: Scheme errors while reading (bad arguments...) unwind to it. */
+static SCM lower_body(void *data)
+{
+	struct lower_call *lc = data;
+	struct reader rd = { lc->err, 0 };
+	SCM proc = scm_c_public_ref("cix ui", lc->what[0] == 's' ? "find-package-for-spec" :
+					      lc->what[0] == 'e' ? "package-from-expression" :
+								    "package-from-file");
+	SCM res = scm_call_1(proc, scm_from_utf8_string(lc->arg));
+	/* (package . output) */
+	if (!scm_is_pair(res) || !is("package", SCM_CAR(res))) {
+		lc->r = cix_error(lc->err, -CIX_EINVAL, "%s does not give a package", lc->arg);
+		return SCM_BOOL_F;
+	}
+	lc->t->output = string_or_null(SCM_CDR(res));
+	lc->r = read_package(&rd, SCM_CAR(res), &lc->t->package);
+	return SCM_BOOL_T;
+}
+
+static void *do_lower(void *data)
+{
+	struct lower_call *lc = data;
+	struct call c = { SCM_BOOL_F, SCM_EOL, SCM_UNDEFINED, lc->err };
+	lc->r = -CIX_EINVAL;
+	SCM res = scm_c_catch(SCM_BOOL_T, lower_body, lc, call_handler, &c, call_preunwind, &c);
+	if (SCM_UNBNDP(res))
+		lc->r = -CIX_EINVAL;
+	return NULL;
+}
+
+static int lower_with(const char *what, const char *arg, struct cix_scheme_target *t,
+		      struct cix_err *err)
+{
+	struct lower_call lc = { what, arg, t, err, 0 };
+	cix_scheme_init(err);
+	memset(t, 0, sizeof(*t));
+	scm_with_guile(do_lower, &lc);
+	return lc.r;
+}
+
+int cix_scheme_read_spec(const char *spec, struct cix_scheme_target *t, struct cix_err *err)
+{
+	return lower_with("spec", spec, t, err);
+}
+
+int cix_scheme_read_expr(const char *expr, struct cix_scheme_target *t, struct cix_err *err)
+{
+	return lower_with("expr", expr, t, err);
+}
+
+int cix_scheme_read_file(const char *file, struct cix_scheme_target *t, struct cix_err *err)
+{
+	return lower_with("file", file, t, err);
+}

@@ -1,0 +1,202 @@
+;;; ui.scm - (cix ui): what cix's commands ask of Scheme
+;;; SPDX-License-Identifier: GPL-3.0-or-later
+(define-module (cix ui)
+  #:use-module (guix packages)
+  #:use-module (guix build-system)
+  #:use-module (guix download)
+  #:use-module (ice-9 ftw)
+  #:use-module (ice-9 regex)
+  #:use-module (srfi srfi-1)
+  #:use-module (srfi srfi-11)
+  #:use-module (system vm frame)
+  #:use-module (system vm program)
+  #:use-module (system syntax)
+  #:export (describe-error find-package-for-spec package-from-expression
+            package-from-file all-packages record-kind record-ref))
+
+;;; ---- errors: one line, with the place they come from ----
+
+(define location-rx (make-regexp "^[^ ]+:[0-9]+:[0-9]+: "))
+
+(define (frame-location stack)
+  ;; The innermost frame of a file of the user's (absolute: Guile names its
+  ;; own modules' files relatively, "ice-9/eval.scm").
+  (let loop ((i 0))
+    (and stack (< i (stack-length stack))
+         (let* ((frame (stack-ref stack i))
+                (src (frame-source frame)))
+           (if (and src (source:file src) (string-prefix? "/" (source:file src)))
+               (format #f "~a:~a:~a" (source:file src) (source:line-for-user src)
+                       (source:column src))
+               (loop (+ i 1)))))))
+
+(define (syntax-location args)
+  ;; syntax-error: (WHO MESSAGE SOURCE FORM SUBFORM), SOURCE the place of
+  ;; the subform (or the form) as an alist.
+  (and (pair? args) (pair? (cdr args)) (pair? (cddr args))
+       (let ((props (caddr args)))
+         (and (list? props) (every pair? props) (assq-ref props 'line)
+              (format #f "~a:~a:~a" (or (assq-ref props 'filename) "<unknown>")
+                      (+ 1 (assq-ref props 'line)) (or (assq-ref props 'column) 0))))))
+
+(define current-form-location
+  ;; The place of the top-level form being evaluated, for errors that know
+  ;; no better one (an unbound variable evaluated from a file).
+  (make-parameter #f))
+
+(define (describe-error key args stack)
+  (let* ((text (if (and (eq? key 'syntax-error) (pair? args) (pair? (cdr args)))
+                   (format #f "~a: ~a" (car args) (cadr args))
+                   (call-with-output-string
+                    (lambda (port) (print-exception port #f key args)))))
+         (text (string-trim-both
+                (regexp-substitute/global #f "[ \t]*\n[ \t]*" text 'pre " " 'post)))
+         (text (if (string-prefix? "In procedure error: " text)
+                   (substring text (string-length "In procedure error: "))
+                   text))
+         (where (and (not (regexp-exec location-rx text))
+                     (or (and (eq? key 'syntax-error) (syntax-location args))
+                         (frame-location stack)
+                         (current-form-location)))))
+    (if where (string-append where ": " text) text)))
+
+;;; ---- finding packages by name ----
+
+(define (package-modules)
+  ;; Every (gnu packages NAME) module on the load path.
+  (delete-duplicates
+   (append-map
+    (lambda (dir)
+      (let ((sub (string-append dir "/gnu/packages")))
+        (if (and (file-exists? sub) (file-is-directory? sub))
+            (filter-map (lambda (f)
+                          (and (string-suffix? ".scm" f)
+                               `(gnu packages ,(string->symbol (string-drop-right f 4)))))
+                        (or (scandir sub) '()))
+            '())))
+    %load-path)))
+
+(define (all-packages)
+  (append-map
+   (lambda (name)
+     (let ((m (resolve-interface name)))
+       (filter package?
+               (module-map (lambda (sym var)
+                             (and (variable-bound? var) (variable-ref var)))
+                           m))))
+   (sort (package-modules) (lambda (a b) (string<? (object->string a) (object->string b))))))
+
+(define (split-output spec)
+  (let ((colon (string-rindex spec #\:)))
+    (if colon
+        (values (substring spec 0 colon) (substring spec (+ colon 1)))
+        (values spec #f))))
+
+(define (find-package-for-spec spec)
+  (let-values (((name output) (split-output spec)))
+    (let* ((all (delete-duplicates (all-packages) eq?))
+           (by-name (filter (lambda (p) (string=? (package-name p) name)) all))
+           (by-full (filter (lambda (p) (string=? (package-full-name p) name)) all))
+           (found (if (null? by-name) by-full by-name)))
+      (when (null? found)
+        (error (format #f "~a: unknown package" name)))
+      (let ((p (car (sort found (lambda (a b)
+                                  (version>? (package-version a) (package-version b)))))))
+        (when (and output (not (member output (package-outputs p))))
+          (error (format #f "package `~a' has no output `~a'" (package-full-name p) output)))
+        (cons p output)))))
+
+(define (version>? a b)
+  (let loop ((a (map (lambda (s) (or (string->number s) 0)) (string-split a #\.)))
+             (b (map (lambda (s) (or (string->number s) 0)) (string-split b #\.))))
+    (cond ((null? a) #f)
+          ((null? b) #t)
+          ((> (car a) (car b)) #t)
+          ((< (car a) (car b)) #f)
+          (else (loop (cdr a) (cdr b))))))
+
+;;; ---- expressions and files ----
+
+(define (user-module)
+  (let ((m (make-fresh-user-module)))
+    (for-each (lambda (name) (module-use! m (resolve-interface name)))
+              (append '((guix packages) (guix download) (guix build-system gnu)
+                        (guix build-system trivial) (guix licenses))
+                      (package-modules)))
+    m))
+
+(define (as-package what value)
+  (cond ((package? value) (cons value #f))
+        (else (error (format #f "~a: ~s is not a package" what value)))))
+
+(define (package-from-expression str)
+  (as-package str (eval-string str (user-module))))
+
+
+(define (package-from-file file)
+  ;; Form by form, so that an error is at least placed at its form.
+  (unless (file-exists? file)
+    (error (format #f "~a: no such file" file)))
+  (let ((m (make-fresh-user-module))
+        (file (canonicalize-path file)))
+    (as-package file
+                (call-with-input-file file
+                  (lambda (port)
+                    (set-port-filename! port file)
+                    (let loop ((value *unspecified*))
+                      (let* ((at (port-line port))
+                             (form (read port))
+                             (line (or (and (pair? form) (source-property form 'line)) at)))
+                        (if (eof-object? form)
+                            value
+                            (loop (parameterize ((current-form-location
+                                                  (format #f "~a:~a:~a" file (+ 1 line) 0)))
+                                    (eval form m)))))))))))
+
+;;; ---- the records, for the C code that reads them ----
+;;; (SRFI-9's predicates and accessors are macros in Guile 3: C calls these.)
+
+(define (record-kind x)
+  (cond ((package? x) 'package)
+        ((origin? x) 'origin)
+        ((bootstrap-item? x) 'bootstrap-item)
+        ((local-file? x) 'local-file)
+        (else #f)))
+
+(define (record-ref x field)
+  (define (bad) (error (format #f "no field `~a' in ~s" field x)))
+  (cond ((package? x)
+         (case field
+           ((name) (package-name x))
+           ((version) (package-version x))
+           ((location) (package-location x))
+           ((outputs) (package-outputs x))
+           ((source) (package-source x))
+           ((arguments) (package-arguments x))
+           ((inputs) (package-inputs x))
+           ((native-inputs) (package-native-inputs x))
+           ((propagated-inputs) (package-propagated-inputs x))
+           ((build-system-name) (build-system-name (package-build-system x)))
+           ((lowered-arguments)
+            ((build-system-lower (package-build-system x))
+             (package-arguments x) (package-location x)))
+           (else (bad))))
+        ((origin? x)
+         (case field
+           ((url-fetch?) (eq? (origin-method x) url-fetch))
+           ((uri) (origin-uri x))
+           ((sha256) (origin-sha256 x))
+           ((file-name) (origin-file-name x))
+           (else (bad))))
+        ((bootstrap-item? x)
+         (case field
+           ((name) (bootstrap-item-name x))
+           ((sha256) (bootstrap-item-sha256 x))
+           ((recursive?) (bootstrap-item-recursive? x))
+           (else (bad))))
+        ((local-file? x)
+         (case field
+           ((file) (local-file-file x))
+           ((name) (local-file-name x))
+           (else (bad))))
+        (else (bad))))

@@ -1,0 +1,36 @@
+;;; build-system.scm - (guix build-system): build systems, and what they make of arguments
+;;; SPDX-License-Identifier: GPL-3.0-or-later
+(define-module (guix build-system)
+  #:use-module (srfi srfi-9)
+  #:export (build-system build-system? build-system-name
+            build-system-description build-system-lower
+            keyword-arguments->alist))
+
+;;; A build system turns a package's arguments into what its derivation
+;;; needs: (lower ARGUMENTS LOCATION) gives an alist with
+;;;   env       ((NAME . VALUE) ...)     variables of the builder
+;;;   builder   #f or a program          (#f: the build system's own)
+;;;   args      (ARG ...)                strings, or (input LABEL [SUFFIX])
+;;;   implicit  ((LABEL PACKAGE) ...)    inputs the build system adds
+;;; The derivation itself is made by cix, in C.
+(define-record-type <build-system>
+  (build-system name description lower)
+  build-system?
+  (name build-system-name)
+  (description build-system-description)
+  (lower build-system-lower))
+
+;;; (#:a 1 #:b 2) -> ((#:a . 1) (#:b . 2)), refusing any keyword not in allowed.
+(define (keyword-arguments->alist who args allowed location)
+  (define (fail fmt . rest)
+    (error (string-append (if location (string-append location ": ") "")
+                          who ": " (apply format #f fmt rest))))
+  (let loop ((args args) (acc '()))
+    (cond ((null? args) (reverse acc))
+          ((not (keyword? (car args)))
+           (fail "expected a keyword in the arguments, got ~s" (car args)))
+          ((null? (cdr args))
+           (fail "keyword ~s has no value" (car args)))
+          ((not (memq (car args) allowed))
+           (fail "unknown argument ~s" (car args)))
+          (else (loop (cddr args) (cons (cons (car args) (cadr args)) acc))))))

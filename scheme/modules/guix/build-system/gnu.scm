@@ -1,0 +1,119 @@
+;;; gnu.scm - (guix build-system gnu): configure, make, make check, make install
+;;; SPDX-License-Identifier: GPL-3.0-or-later
+(define-module (guix build-system gnu)
+  #:use-module (guix build-system)
+  #:use-module (srfi srfi-1)
+  #:export (gnu-build-system %standard-phases modify-phases))
+
+;;; The phases are run by cix's builder (builder/, a C program compiled in
+;;; the store by the bootstrap compiler, so an input of every package). A
+;;; phase is its name (built in) or (NAME . SHELL-SNIPPET).
+(define %standard-phases
+  '(set-paths unpack patch-source-shebangs configure
+    patch-generated-file-shebangs build check install patch-shebangs strip
+    validate-runpath))
+
+(define (phase-name p) (if (pair? p) (car p) p))
+
+(define (check-phase who phases name)
+  (unless (memq name (map phase-name phases))
+    (error (format #f "modify-phases: ~a: no phase `~a'" who name))))
+
+(define (snippet? x)
+  (or (string? x)
+      (error (format #f "modify-phases: a phase is a shell snippet (a string), not ~s" x))))
+
+;;; (modify-phases PHASES (delete 'NAME) (replace 'NAME SNIPPET)
+;;;                (add-before 'NAME 'NEW SNIPPET) (add-after 'NAME 'NEW SNIPPET) ...)
+(define-syntax modify-phases
+  (syntax-rules (delete replace add-before add-after)
+    ((_ phases) phases)
+    ((_ phases (delete name) clause ...)
+     (modify-phases (%delete phases name) clause ...))
+    ((_ phases (replace name snippet) clause ...)
+     (modify-phases (%replace phases name snippet) clause ...))
+    ((_ phases (add-before where name snippet) clause ...)
+     (modify-phases (%add phases where name snippet #t) clause ...))
+    ((_ phases (add-after where name snippet) clause ...)
+     (modify-phases (%add phases where name snippet #f) clause ...))))
+
+(define (%delete phases name)
+  (check-phase 'delete phases name)
+  (filter (lambda (p) (not (eq? (phase-name p) name))) phases))
+
+(define (%replace phases name snippet)
+  (check-phase 'replace phases name)
+  (snippet? snippet)
+  (map (lambda (p) (if (eq? (phase-name p) name) (cons name snippet) p)) phases))
+
+(define (%add phases where name snippet before?)
+  (check-phase (if before? 'add-before 'add-after) phases where)
+  (snippet? snippet)
+  (let loop ((ps phases))
+    (cond ((null? ps) '())
+          ((eq? (phase-name (car ps)) where)
+           (if before?
+               (cons* (cons name snippet) (car ps) (cdr ps))
+               (cons* (car ps) (cons name snippet) (cdr ps))))
+          (else (cons (car ps) (loop (cdr ps)))))))
+
+(define (flags who x)
+  (unless (and (list? x) (and-map string? x))
+    (error (format #f "~a: a list of strings, not ~s" who x)))
+  (for-each (lambda (f)
+              (when (string-index f #\newline)
+                (error (format #f "~a: a flag with a newline: ~s" who f))))
+            x)
+  (string-join x "\n"))
+
+(define (bool x) (if x "1" "0"))
+
+(define (variable-name phase)
+  (string-append "phase_"
+                 (string-map (lambda (c) (if (char=? c #\-) #\_ c))
+                             (symbol->string phase))))
+
+(define (lower-gnu arguments location)
+  (define args
+    (keyword-arguments->alist
+     "gnu-build-system" arguments
+     '(#:configure-flags #:make-flags #:tests? #:test-target #:parallel-build?
+       #:parallel-tests? #:out-of-source? #:strip-binaries? #:validate-runpath?
+       #:phases)
+     location))
+  (define (arg key default) (let ((p (assq key args))) (if p (cdr p) default)))
+  (define phases (arg #:phases %standard-phases))
+  (unless (list? phases)
+    (error (format #f "gnu-build-system: #:phases must be a list of phases, not ~s" phases)))
+  `((env . ,(append
+             `(("configureFlags" . ,(flags "#:configure-flags" (arg #:configure-flags '())))
+               ("makeFlags" . ,(flags "#:make-flags" (arg #:make-flags '())))
+               ("tests" . ,(bool (arg #:tests? #t)))
+               ("testTarget" . ,(arg #:test-target "check"))
+               ("parallelBuild" . ,(bool (arg #:parallel-build? #t)))
+               ("parallelTests" . ,(bool (arg #:parallel-tests? #t)))
+               ("outOfSource" . ,(bool (arg #:out-of-source? #f)))
+               ("stripBinaries" . ,(bool (arg #:strip-binaries? #t)))
+               ("validateRunpath" . ,(bool (arg #:validate-runpath? #t)))
+               ("phases" . ,(string-join (map (compose symbol->string phase-name) phases) " ")))
+             (filter-map (lambda (p)
+                           (and (pair? p) (cons (variable-name (car p)) (cdr p))))
+                         phases)))
+    (builder . #f)
+    (args . ())
+    (implicit . ,(bootstrap-inputs '("bootstrap-tools" "gnu-build")))))
+
+;;; The bootstrap binaries and the builder, from (gnu packages bootstrap),
+;;; looked up when a package is lowered.
+(define (bootstrap-inputs labels)
+  (let ((m (resolve-interface '(gnu packages bootstrap))))
+    (map (lambda (label)
+           (list label
+                 (module-ref m (if (string=? label "gnu-build")
+                                   '%gnu-build
+                                   '%bootstrap-tools))))
+         labels)))
+
+(define gnu-build-system
+  (build-system 'gnu "the GNU build system: ./configure && make && make check && make install"
+                lower-gnu))

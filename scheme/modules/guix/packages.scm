@@ -1,0 +1,159 @@
+;;; packages.scm - (guix packages): packages and origins, as Guix writes them
+;;; SPDX-License-Identifier: GPL-3.0-or-later
+(define-module (guix packages)
+  #:use-module (srfi srfi-9)
+  #:use-module (rnrs bytevectors)
+  #:use-module (cix records)
+  #:export (package package? package-name package-version package-source
+            package-build-system package-arguments package-inputs
+            package-native-inputs package-propagated-inputs package-outputs
+            package-synopsis package-description package-license
+            package-home-page package-location package-full-name
+            package-properties
+            origin origin? origin-method origin-uri origin-sha256
+            origin-file-name
+            bootstrap-item bootstrap-item? bootstrap-item-name
+            bootstrap-item-sha256 bootstrap-item-recursive?
+            local-file local-file? local-file-file local-file-name
+            base32 %current-system %current-target-system
+            package-field-names))
+
+;;; A package or an origin is written with its fields in any order, as in
+;;; Guix: (package (name "hello") (version "2.10") (source ...) ...). A
+;;; field may use the ones written before it (the seed's hello uses
+;;; `version' in its source's URI), `(inherit P)' takes P's fields for
+;;; those not written, and the place of the definition is kept.
+
+(define-record-type <package>
+  (%make-package name version source build-system arguments inputs
+                 native-inputs propagated-inputs outputs synopsis
+                 description license home-page properties location)
+  package?
+  (name package-name)
+  (version package-version)
+  (source package-source)
+  (build-system package-build-system)
+  (arguments package-arguments)
+  (inputs package-inputs)
+  (native-inputs package-native-inputs)
+  (propagated-inputs package-propagated-inputs)
+  (outputs package-outputs)
+  (synopsis package-synopsis)
+  (description package-description)
+  (license package-license)
+  (home-page package-home-page)
+  (properties package-properties)
+  (location package-location))
+
+(define package-field-names
+  '(name version source build-system arguments inputs native-inputs
+    propagated-inputs outputs synopsis description license home-page
+    properties))
+
+(define package-defaults
+  `((version . "") (source . #f) (arguments . ()) (inputs . ())
+    (native-inputs . ()) (propagated-inputs . ()) (outputs . ("out"))
+    (synopsis . "") (description . "") (license . #f) (home-page . #f)
+    (properties . ())))
+
+(define (package-from-fields fields base location)
+  (define (field name)
+    (cond ((assq name fields) => cdr)
+          (base (case name
+                  ((name) (package-name base))
+                  ((version) (package-version base))
+                  ((source) (package-source base))
+                  ((build-system) (package-build-system base))
+                  ((arguments) (package-arguments base))
+                  ((inputs) (package-inputs base))
+                  ((native-inputs) (package-native-inputs base))
+                  ((propagated-inputs) (package-propagated-inputs base))
+                  ((outputs) (package-outputs base))
+                  ((synopsis) (package-synopsis base))
+                  ((description) (package-description base))
+                  ((license) (package-license base))
+                  ((home-page) (package-home-page base))
+                  ((properties) (package-properties base))))
+          ((assq name package-defaults) => cdr)
+          (else (record-error location "package" "no `~a' field" name))))
+  (when (and base (not (package? base)))
+    (record-error location "package" "`inherit' needs a package, not ~s" base))
+  (let ((p (apply %make-package
+                  (append (map field package-field-names) (list location)))))
+    (unless (string? (package-name p))
+      (record-error location "package" "its name must be a string"))
+    (unless (string? (package-version p))
+      (record-error location "package" "its version must be a string"))
+    p))
+
+(define-syntax package
+  (lambda (x)
+    (expand-record-form x 'package #'package-from-fields
+                        '(name version source build-system arguments inputs
+                          native-inputs propagated-inputs outputs synopsis
+                          description license home-page properties))))
+
+(define (package-full-name p)
+  (string-append (package-name p) "-" (package-version p)))
+
+(define-record-type <origin>
+  (%make-origin method uri sha256 file-name location)
+  origin?
+  (method origin-method)
+  (uri origin-uri)
+  (sha256 origin-sha256)
+  (file-name origin-file-name)
+  (location origin-location))
+
+(define (origin-from-fields fields base location)
+  (define (field name default)
+    (cond ((assq name fields) => cdr)
+          (base (case name
+                  ((method) (origin-method base))
+                  ((uri) (origin-uri base))
+                  ((sha256) (origin-sha256 base))
+                  ((file-name) (origin-file-name base))))
+          ((eq? default 'required)
+           (record-error location "origin" "no `~a' field" name))
+          (else default)))
+  (let ((o (%make-origin (field 'method 'required) (field 'uri 'required)
+                         (field 'sha256 'required) (field 'file-name #f)
+                         location)))
+    (unless (and (bytevector? (origin-sha256 o))
+                 (= 32 (bytevector-length (origin-sha256 o))))
+      (record-error location "origin" "its sha256 must be (base32 \"...\") of 32 bytes"))
+    o))
+
+(define-syntax origin
+  (lambda (x)
+    (expand-record-form x 'origin #'origin-from-fields
+                        '(method uri sha256 file-name))))
+
+;;; A seed of the bootstrap, made by scripts/make-bootstrap and added to the
+;;; store as it is: only its content hash names it.
+(define-record-type <bootstrap-item>
+  (bootstrap-item name sha256 recursive?)
+  bootstrap-item?
+  (name bootstrap-item-name)
+  (sha256 bootstrap-item-sha256)
+  (recursive? bootstrap-item-recursive?))
+
+;;; A file or directory of this machine, added to the store as it is.
+(define-record-type <local-file>
+  (%local-file file name)
+  local-file?
+  (file local-file-file)
+  (name local-file-name))
+
+(define* (local-file file #:optional (name (basename file)))
+  (%local-file file name))
+
+(define-primitive %nix-base32->bytevector)
+
+(define (base32 str)
+  (unless (string? str)
+    (error "base32: not a string:" str))
+  (%nix-base32->bytevector str))
+
+(define %current-system (make-parameter "x86_64-linux"))
+(define %current-target-system (make-parameter #f))

@@ -1,0 +1,33 @@
+/* scheme.h - the package language (scheme/guile.c), for the commands */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef CIX_SCHEME_H
+#define CIX_SCHEME_H
+
+#include "err.h"
+#include "lower.h"
+
+/*
+ * Guile runs in the process once initialised, with the modules found
+ * through $CIX_SCHEME_PATH (colon-separated; default DATADIR/scheme and
+ * DATADIR/distro) and compiled ones through $CIX_SCHEME_COMPILED_PATH.
+ */
+int cix_scheme_init(struct cix_err *err);
+
+/* A package named on the command line, read into C for lowering. */
+struct cix_scheme_target {
+	struct cix_package *package;
+	char *output;              /* the output asked for ("glib:doc"), or NULL */
+};
+
+/*
+ * spec: NAME, NAME-VERSION, NAME:OUTPUT or NAME-VERSION:OUTPUT, found in
+ * the (gnu packages ...) modules (the newest version when several).
+ * expr: a Scheme expression giving a package. file: a file whose last
+ * value is a package. Scheme errors come back as one line with their place
+ * (FILE:LINE:COLUMN) when Guile knows it.
+ */
+int cix_scheme_read_spec(const char *spec, struct cix_scheme_target *t, struct cix_err *err);
+int cix_scheme_read_expr(const char *expr, struct cix_scheme_target *t, struct cix_err *err);
+int cix_scheme_read_file(const char *file, struct cix_scheme_target *t, struct cix_err *err);
+
+#endif

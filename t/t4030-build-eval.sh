@@ -1,0 +1,146 @@
+#!/bin/sh
+# t4030-build-eval.sh - cix build: package definitions in Scheme, lowered to derivations
+# SPDX-License-Identifier: GPL-3.0-or-later
+test_description='cix build: Guix-style package files, origins as Nix fetchurl derivations, errors with their place, identical definitions give identical derivations'
+. "$(dirname "$0")/test-lib.sh"
+
+CIX_STORE_DIR=$TRASH_DIRECTORY/store
+CIX_STATE_DIR=$TRASH_DIRECTORY/state
+CIX_LOG_DIR=$TRASH_DIRECTORY/log
+export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+N="local?store=$CIX_STORE_DIR&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
+
+test_expect_success 'cix build --help and --version' '
+	cix build --help >help.out && grep -q -- "--derivations" help.out &&
+	cix build --version >v.out && grep -q "cix build (cix)" v.out
+'
+
+test_expect_success 'nothing to build is a usage error' '
+	test_expect_code 2 cix build 2>err && grep -q "nothing to build" err
+'
+
+test_expect_success NIX 'the source of hello is the .drv of Nix'"'"'s <nix/fetchurl.nix>, byte for byte' '
+	cix build -S -d hello >src.drv &&
+	h=$(sed -n "s/.*(base32 \"\(.*\)\").*/\1/p" "$CIX_SRC_DIR/distro/gnu/packages/base.scm" | head -1) &&
+	cat >f.nix <<-EOF &&
+	import <nix/fetchurl.nix> { url = "mirror://gnu/hello/hello-2.10.tar.gz"; sha256 = "$h"; }
+	EOF
+	nix-instantiate --store "$N" f.nix 2>/dev/null >nix.drv &&
+	test_cmp nix.drv src.drv &&
+	cmp "$TRASH_DIRECTORY/nixreal/$(basename $(cat nix.drv))" "$(cat src.drv)"
+'
+
+# A package that needs no bootstrap: a trivial build with a builder of its own.
+cat >trivial.scm <<'EOF'
+(use-modules (guix packages) (guix build-system trivial) (guix licenses))
+(define seed
+  (package
+    (name "seed")
+    (version "1.0")
+    (build-system trivial-build-system)
+    (arguments '(#:implicit-inputs? #f
+                 #:builder ("/bin/sh" "-c" "echo $name > $out")
+                 #:env (("GREETING" . "hi"))))
+    (synopsis "s") (description "d") (home-page #f) (license gpl3+)))
+(define user
+  (package
+    (inherit seed)
+    (name "user")
+    (inputs `(("seed" ,seed)))
+    (outputs '("out" "doc"))))
+user
+EOF
+
+test_expect_success 'a package file: its last value is built (-d prints the .drv)' '
+	cix build -f trivial.scm -d >d1 &&
+	test_line_count = 1 d1 &&
+	grep -q -- "-user-1.0.drv$" d1 &&
+	cix derivation show "$(cat d1)" >show.json &&
+	grep -q "\"GREETING\": \"hi\"" show.json &&
+	grep -q "seed-1.0.drv" show.json &&
+	grep -q "\"doc\"" show.json
+'
+
+test_expect_success 'the same definitions give the same derivation; any change, another' '
+	cix build -f trivial.scm -d >d2 && test_cmp d1 d2 &&
+	sed "s/(\"GREETING\" . \"hi\")/(\"GREETING\" . \"ho\")/" trivial.scm >changed.scm &&
+	cix build -f changed.scm -d >d3 && ! test_cmp d1 d3 &&
+	sed "s/echo \$name/echo \$name!/" trivial.scm >changed2.scm &&
+	cix build -f changed2.scm -d >d4 && ! test_cmp d1 d4 && ! test_cmp d3 d4
+'
+
+test_expect_success '-e EXPR names a package too' '
+	cix build -d -e "(begin (load \"$TRASH_DIRECTORY/trivial.scm\"))" >e.drv &&
+	test_cmp d1 e.drv
+'
+
+test_expect_success 'an unknown package is refused in one line' '
+	test_must_fail cix build -d no-such-package 2>err &&
+	test_line_count = 1 err && grep -q "no-such-package: unknown package" err
+'
+
+test_expect_success 'an unknown output is refused' '
+	test_must_fail cix build -d hello:doc 2>err && grep -q "no output .doc." err
+'
+
+test_expect_success 'an unknown field is a located error' '
+	cat >badfield.scm <<-\EOF &&
+	(use-modules (guix packages) (guix build-system trivial))
+	(package
+	  (name "x")
+	  (colour "blue"))
+	EOF
+	test_must_fail cix build -d -f badfield.scm 2>err &&
+	test_line_count = 1 err &&
+	grep -q "badfield.scm:4:" err && grep -q "unknown field .colour." err
+'
+
+test_expect_success 'a missing field is a located error' '
+	cat >nofield.scm <<-\EOF &&
+	(use-modules (guix packages) (guix build-system trivial))
+
+	(package (name "x"))
+	EOF
+	test_must_fail cix build -d -f nofield.scm 2>err &&
+	grep -q "nofield.scm:3:0: package: no .build-system. field" err
+'
+
+test_expect_success 'a reader error is located' '
+	printf "(use-modules (guix packages))\n(package (name \"x\"\n" >unbalanced.scm &&
+	test_must_fail cix build -d -f unbalanced.scm 2>err &&
+	test_line_count = 1 err && grep -q "unbalanced.scm:" err
+'
+
+test_expect_success 'an unbound variable is reported, with its place' '
+	printf "(use-modules (guix packages))\n\n(car no-such-variable)\n" >unbound.scm &&
+	test_must_fail cix build -d -f unbound.scm 2>err &&
+	test_line_count = 1 err && grep -q "no-such-variable" err
+'
+
+test_expect_success 'a file that gives no package' '
+	echo 42 >num.scm &&
+	test_must_fail cix build -d -f num.scm 2>err && grep -q "is not a package" err
+'
+
+test_expect_success 'bad arguments of a build system are refused' '
+	cat >badarg.scm <<-\EOF &&
+	(use-modules (guix packages) (guix build-system gnu))
+	(package (name "x") (version "1") (source #f)
+	  (build-system gnu-build-system)
+	  (arguments (quote (#:colour "blue"))))
+	EOF
+	test_must_fail cix build -d -f badarg.scm 2>err &&
+	grep -q "badarg.scm:2:0: gnu-build-system: unknown argument #:colour" err
+'
+
+test_expect_success 'a hash of the wrong length in an origin' '
+	cat >badhash.scm <<-\EOF &&
+	(use-modules (guix packages) (guix download))
+	(origin (method url-fetch) (uri "http://example.org/x.tar.gz")
+	        (sha256 (base32 "0ssi")))
+	EOF
+	test_must_fail cix build -d -f badhash.scm 2>err &&
+	test_line_count = 1 err && grep -q "base32" err
+'
+
+test_done
