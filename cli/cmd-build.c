@@ -283,11 +283,18 @@ static int run(struct opts *o)
 			}
 		}
 done:
-	cix_store_close(s);
-	return 0;
+	r = 0;
+	goto out;
 fail:
+	r = error_err(&err);
+out:
+	for (size_t i = 0; i < n; i++) {
+		free(ts[i].drv_path);
+		strvec_clear(&ts[i].outputs);
+	}
+	free(ts);
 	cix_store_close(s);
-	return error_err(&err);
+	return r;
 }
 
 int cmd_build(int argc, char **argv)

@@ -17,6 +17,9 @@ export CIX_SRC_DIR CIX_BUILD_DIR
 : "${CIX_SCHEME_COMPILED_PATH:=$CIX_BUILD_DIR/scheme/go}"
 : "${CIX_DATA_DIR:=$CIX_SRC_DIR}"
 export CIX_SCHEME_PATH CIX_SCHEME_COMPILED_PATH CIX_DATA_DIR
+# Under the sanitizers (make check SANITIZE=...): Guile's memory is its own.
+LSAN_OPTIONS=suppressions=$CIX_SRC_DIR/t/lsan.supp:print_suppressions=0
+export LSAN_OPTIONS
 PATH=$CIX_BUILD_DIR:$PATH
 export PATH
 # No network here: keep Nix away from its default binary cache.
