@@ -55,6 +55,8 @@ GUILE_CFLAGS := $(shell $(PKG_CONFIG) --cflags guile-3.0)
 GUILE_LIBS   := $(shell $(PKG_CONFIG) --libs guile-3.0)
 GUILD        ?= $(shell command -v guild-3.0 2>/dev/null || echo guild)
 DATADIR      ?= $(PREFIX)/share/cix
+GODIR        ?= $(PREFIX)/lib/cix/scheme/go
+SYSCONFDIR   ?= /etc
 SCM_SRCS  := $(sort $(shell find scheme/modules distro -name '*.scm' 2>/dev/null))
 SCM_GOS   := $(patsubst scheme/modules/%.scm,$(B)/scheme/go/%.go,$(filter scheme/modules/%,$(SCM_SRCS))) \
              $(patsubst distro/%.scm,$(B)/scheme/go/%.go,$(filter distro/%,$(SCM_SRCS)))
@@ -68,7 +70,7 @@ all: $(B)/cix $(B)/cix-daemon $(UNIT_BINS) $(BENCH_BINS) $(SCM_GOS)
 
 $(B)/scheme/guile.o: scheme/guile.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ischeme -DCIX_DATA_DIR='"$(DATADIR)"' $(CFLAGS) $(GUILE_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Ischeme -DCIX_DATA_DIR='"$(DATADIR)"' -DCIX_GO_DIR='"$(GODIR)"' $(CFLAGS) $(GUILE_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(B)/cli/%.o: cli/%.c
 	@mkdir -p $(dir $@)
@@ -145,11 +147,21 @@ bench: all
 	$(B)/bench/refscan
 
 MAN1 := $(sort $(wildcard doc/man/*.1))
-install: $(B)/cix $(B)/cix-daemon
+install: $(B)/cix $(B)/cix-daemon $(SCM_GOS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(B)/cix $(DESTDIR)$(PREFIX)/bin/cix
 	install -m 755 $(B)/cix-daemon $(DESTDIR)$(PREFIX)/bin/cix-daemon
 	$(if $(MAN1),install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/)
+	install -d $(DESTDIR)$(DATADIR) $(DESTDIR)$(GODIR)
+	cp -R scheme/modules $(DESTDIR)$(DATADIR)/scheme.new && rm -rf $(DESTDIR)$(DATADIR)/scheme && \
+	  mv $(DESTDIR)$(DATADIR)/scheme.new $(DESTDIR)$(DATADIR)/scheme
+	rm -rf $(DESTDIR)$(DATADIR)/distro $(DESTDIR)$(DATADIR)/builder
+	cp -R distro $(DESTDIR)$(DATADIR)/distro
+	install -d $(DESTDIR)$(DATADIR)/builder
+	install -m 644 builder/*.c builder/*.h $(DESTDIR)$(DATADIR)/builder/
+	cp -R $(B)/scheme/go/. $(DESTDIR)$(GODIR)/
+	install -d $(DESTDIR)$(SYSCONFDIR)/cix
+	[ -e $(DESTDIR)$(SYSCONFDIR)/cix/mirrors ] || install -m 644 etc/mirrors $(DESTDIR)$(SYSCONFDIR)/cix/mirrors
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
 	sed 's|/usr/local|$(PREFIX)|' etc/cix-daemon.service >$(DESTDIR)$(PREFIX)/lib/systemd/system/cix-daemon.service
 

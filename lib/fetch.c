@@ -494,9 +494,17 @@ int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expe
 	r = url_check(url, err);
 	if (r < 0)
 		return r;
-	r = cix_fetch_expand_url(url, opts, &urls, &n, err);
-	if (r < 0)
-		return r;
+	/*
+	 * A mirror:// URL that no mirror list knows may still be served by a
+	 * content-addressed mirror: its error waits until those missed.
+	 */
+	struct cix_err expand_err = { 0 };
+	int expand_r = cix_fetch_expand_url(url, opts, &urls, &n, &expand_err);
+	if (expand_r < 0 && (!expected || recursive || !opts->cas_dirs || !opts->cas_dirs[0])) {
+		if (err)
+			*err = expand_err;
+		return expand_r;
+	}
 	for (size_t i = 0; i < n; i++) {
 		r = url_check(urls[i], err);
 		if (r < 0)
@@ -566,7 +574,11 @@ int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expe
 		if (err)
 			*err = mismatch_err;
 	}
-	if (!tried)
+	if (!tried && expand_r < 0) {
+		r = expand_r;
+		if (err)
+			*err = expand_err;
+	} else if (!tried)
 		r = cix_error(err, -CIX_ENOTFOUND, "no url to download");
 out_close:
 	if (close(x.fd) < 0 && r >= 0)

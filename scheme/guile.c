@@ -19,6 +19,9 @@
 #ifndef CIX_DATA_DIR
 #define CIX_DATA_DIR "/usr/local/share/cix"
 #endif
+#ifndef CIX_GO_DIR
+#define CIX_GO_DIR "/usr/local/lib/cix/scheme/go"
+#endif
 
 static int initialised;
 static SCM memo;   /* package, origin... -> the C node read from it (eq hash table) */
@@ -82,8 +85,7 @@ static void *init(void *unused)
 		path = def.buf;
 	}
 	prepend_path("%load-path", path);
-	if (compiled && *compiled)
-		prepend_path("%load-compiled-path", compiled);
+	prepend_path("%load-compiled-path", compiled && *compiled ? compiled : CIX_GO_DIR);
 	strbuf_release(&def);
 	memo = scm_permanent_object(scm_c_make_hash_table(64));
 	scm_c_use_module("cix ui");

@@ -143,4 +143,27 @@ test_expect_success 'a hash of the wrong length in an origin' '
 	test_line_count = 1 err && grep -q "base32" err
 '
 
+test_expect_success 'a source is built (downloaded) from a content-addressed mirror, offline' '
+	mkdir -p cas/sha256 && printf "the source\n" >src.tar &&
+	hex=$(cix hash -f base16 src.tar) && b32=$(cix hash src.tar) &&
+	cp src.tar cas/sha256/$hex &&
+	cat >cas.scm <<-EOF &&
+	(use-modules (guix packages) (guix download) (guix build-system trivial))
+	(package (name "cas") (version "1") (build-system trivial-build-system)
+	  (source (origin (method url-fetch)
+	                  (uri "mirror://no-such-mirror/cas/src.tar")
+	                  (sha256 (base32 "$b32"))))
+	  (arguments (quote (#:implicit-inputs? #f #:builder ("/x")))))
+	EOF
+	CIX_MIRRORS_FILE=/dev/null CIX_CAS_DIRS=$TRASH_DIRECTORY/cas cix build -S -f cas.scm >src.out &&
+	cmp src.tar "$(cat src.out)" &&
+	case "$(cat src.out)" in */*-src.tar) ;; *) false ;; esac
+'
+
+test_expect_success 'without the mirror, the unknown mirror is the error' '
+	cix store --delete "$(cat src.out)" &&
+	CIX_MIRRORS_FILE=/dev/null CIX_CAS_DIRS=$TRASH_DIRECTORY/none test_must_fail cix build -S -f cas.scm 2>err &&
+	grep -q "unknown mirror .no-such-mirror." err
+'
+
 test_done

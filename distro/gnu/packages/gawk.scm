@@ -1,0 +1,30 @@
+;;; gawk.scm - (gnu packages gawk): GNU awk
+;;; SPDX-License-Identifier: GPL-3.0-or-later
+(define-module (gnu packages gawk)
+  #:use-module (guix packages)
+  #:use-module (guix download)
+  #:use-module (guix build-system gnu)
+  #:use-module (guix licenses)
+  #:export (gawk))
+
+(define gawk
+  (package
+    (name "gawk")
+    (version "5.2.1")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "mirror://gnu/gawk/gawk-" version ".tar.xz"))
+              ;; Debian's gawk_5.2.1.orig.tar.xz, not upstream's tarball
+              ;; (673553b9...): Debian took out the manuals under the GFDL
+              ;; (doc/*.texi) without renaming it. The offline mirror is
+              ;; filled from Debian, so the package takes its hash.
+              (sha256
+               (base32 "0rassxhrii2d1b5drjwvmsrphr0wg0s3m5r7qyww23hq7cla0dr3"))))
+    (build-system gnu-build-system)
+    (synopsis "The GNU implementation of the awk language")
+    (description
+     "Gawk is GNU's awk: a language for scanning text by patterns and
+acting on what matches, with the extensions of the GNU project (network
+access, arbitrary-precision numbers, loadable extensions).")
+    (home-page "https://www.gnu.org/software/gawk/")
+    (license gpl3+)))
