@@ -8,6 +8,9 @@ CIX_STORE_DIR=$TRASH_DIRECTORY/store
 CIX_STATE_DIR=$TRASH_DIRECTORY/state
 CIX_LOG_DIR=$TRASH_DIRECTORY/log
 export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+# Downloads come from this directory only (the daemon's too: it starts later).
+CIX_CAS_DIRS=$TRASH_DIRECTORY/cas CIX_MIRRORS_FILE=/dev/null
+export CIX_CAS_DIRS CIX_MIRRORS_FILE
 N="local?store=$CIX_STORE_DIR&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
 
 test_expect_success 'cix build --help and --version' '
@@ -155,15 +158,81 @@ test_expect_success 'a source is built (downloaded) from a content-addressed mir
 	                  (sha256 (base32 "$b32"))))
 	  (arguments (quote (#:implicit-inputs? #f #:builder ("/x")))))
 	EOF
-	CIX_MIRRORS_FILE=/dev/null CIX_CAS_DIRS=$TRASH_DIRECTORY/cas cix build -S -f cas.scm >src.out &&
+	cix build -S -f cas.scm >src.out &&
 	cmp src.tar "$(cat src.out)" &&
 	case "$(cat src.out)" in */*-src.tar) ;; *) false ;; esac
 '
 
 test_expect_success 'without the mirror, the unknown mirror is the error' '
 	cix store --delete "$(cat src.out)" &&
-	CIX_MIRRORS_FILE=/dev/null CIX_CAS_DIRS=$TRASH_DIRECTORY/none test_must_fail cix build -S -f cas.scm 2>err &&
+	mv cas cas.away &&
+	{ test_must_fail cix build -S -f cas.scm 2>err; r=$?; mv cas.away cas; test $r = 0; } &&
 	grep -q "unknown mirror .no-such-mirror." err
+'
+
+# A static program of the host's as a builder: a real build, no bootstrap.
+cat >mkout.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+	const char *out = getenv("out"), *name = getenv("name");
+	if (argc > 1 && !strcmp(argv[1], "fail")) {
+		fprintf(stderr, "failing on purpose\n");
+		return 1;
+	}
+	FILE *f = out ? fopen(out, "w") : NULL;
+	if (!f)
+		return 2;
+	fprintf(f, "built %s\n", name ? name : "?");
+	return fclose(f) != 0;
+}
+EOF
+cat >static.scm <<'EOF'
+(use-modules (guix packages) (guix build-system trivial))
+(package
+  (name "static") (version "1")
+  (build-system trivial-build-system)
+  (inputs `(("prog" ,(local-file "mkout"))))
+  (arguments '(#:implicit-inputs? #f #:builder ((input "prog")))))
+EOF
+sed 's/#:builder ((input "prog"))/#:builder ((input "prog") "fail")/; s/"static"/"failing"/' static.scm >failing.scm
+gcc -static -O2 -o mkout mkout.c 2>/dev/null && test_set_prereq STATIC
+
+test_expect_success STATIC '-n lists what would be built' '
+	cix build -n -f static.scm 2>n.out &&
+	grep -q "would be built" n.out && grep -q -- "-static-1.drv" n.out
+'
+
+test_expect_success STATIC 'a package is built in the sandbox; its output path is printed' '
+	cix build -f static.scm >out1 &&
+	test_line_count = 1 out1 &&
+	test "$(cat "$(cat out1)")" = "built static-1" &&
+	cix build -f static.scm >out2 && test_cmp out1 out2 &&
+	cix build -n -f static.scm 2>n2.out && grep -q "nothing to be built" n2.out
+'
+
+test_expect_success STATIC 'its .drv builds the same; --check agrees; --log-file names the log' '
+	cix build "$(cix build -d -f static.scm)" >out3 && test_cmp out1 out3 &&
+	cix build --check -f static.scm >out4 && test_cmp out1 out4 &&
+	cix build --log-file -f static.scm >log.path && test -s "$(cat log.path)"
+'
+
+test_expect_success STATIC,LOCAL '-r makes a symlink to the result and an indirect root' '
+	cix build -r result -f static.scm >out5 &&
+	test "$(readlink result)" = "$(cat out1)" &&
+	ls "$CIX_STATE_DIR"/gcroots/auto/ >roots && test_line_count = 1 roots &&
+	test "$(readlink "$CIX_STATE_DIR/gcroots/auto/$(cat roots)")" = "$TRASH_DIRECTORY/result"
+'
+
+test_expect_success STATIC 'a failing build fails, says so, and registers nothing' '
+	test_must_fail cix build -f failing.scm 2>fail.err &&
+	grep -q "failing on purpose" fail.err &&
+	o=$(cix build -d -f failing.scm) &&
+	cix derivation show "$o" >fail.json &&
+	out=$(sed -n "s/.*\"path\": \"\(.*-failing-1\)\".*/\1/p" fail.json | head -1) &&
+	test -n "$out" && test_must_fail cix store --check-validity "$out"
 '
 
 test_done
