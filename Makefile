@@ -165,10 +165,14 @@ install: $(B)/cix $(B)/cix-daemon $(SCM_GOS)
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
 	sed 's|/usr/local|$(PREFIX)|' etc/cix-daemon.service >$(DESTDIR)$(PREFIX)/lib/systemd/system/cix-daemon.service
 
+# The main job (README): deps, cix, the daemon, the bootstrap, GNU Hello.
+run:
+	scripts/run
+
 clean:
 	rm -rf build build-san build-fuzz t/trash.*
 
-.PHONY: all check fuzz fuzz-smoke bench install clean
+.PHONY: all check fuzz fuzz-smoke bench install clean run
 .SUFFIXES:
 .SECONDARY:
 

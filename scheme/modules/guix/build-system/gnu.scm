@@ -83,8 +83,14 @@
      location))
   (define (arg key default) (let ((p (assq key args))) (if p (cdr p) default)))
   (define phases (arg #:phases %standard-phases))
-  (unless (list? phases)
-    (error (format #f "gnu-build-system: #:phases must be a list of phases, not ~s" phases)))
+  (unless (and (list? phases)
+               (every (lambda (p)
+                        (or (symbol? p)
+                            (and (pair? p) (symbol? (car p)) (string? (cdr p)))))
+                      phases))
+    (error (string-append
+            (if location (string-append location ": ") "")
+            (format #f "gnu-build-system: #:phases must be a list of phases (names, or names with shell snippets), not ~s; is a modify-phases form quoted?" phases))))
   `((env . ,(append
              `(("configureFlags" . ,(flags "#:configure-flags" (arg #:configure-flags '())))
                ("makeFlags" . ,(flags "#:make-flags" (arg #:make-flags '())))
