@@ -95,16 +95,44 @@ int gb_run(char *const argv[], char *err, size_t errlen);
 int gb_in_store(const char *path);
 
 /*
- * Walk the tree below the directory dirfd (named path in messages) without
- * following symlinks, at most GB_MAX_DEPTH deep. visit gets every entry
- * other than the directories themselves... and the directories too: its
- * parent directory's fd, its name, its full path and its lstat. A non-zero
- * return from visit stops the walk and is returned; -1 on a walk error with
- * err set.
+ * Walk the tree below the directory path without following symlinks, at
+ * most GB_MAX_DEPTH levels deep (deeper is an error). visit gets every entry
+ * below path, a directory before its contents: the fd of its parent
+ * directory, its name there, its full path and its lstat. A non-zero return
+ * from visit stops the walk and is returned; -1 on a walk error, err set.
  */
 typedef int (*gb_visit_fn)(int dirfd, const char *name, const char *path,
 			   const struct stat *st, void *ctx, char *err, size_t errlen);
 int gb_walk(const char *path, gb_visit_fn visit, void *ctx, char *err, size_t errlen);
+
+/* The value of an environment variable, or def when unset. */
+const char *gb_env_or(const char *name, const char *def);
+
+/* ---- phases.c ---- */
+
+struct gb_output {
+	char *name;
+	char *path;
+};
+
+struct gb_build {
+	struct gb_output *outs;	/* "out" first */
+	size_t nr_outs;
+	const char *top;	/* NIX_BUILD_TOP */
+	char *bash;		/* bash in PATH, once found */
+	struct strv configure_flags, make_flags;
+	int tests, parallel_build, parallel_tests, out_of_source, strip, validate;
+	long cores;
+};
+
+struct gb_phase {
+	const char *name;
+	int (*fn)(struct gb_build *b, char *err, size_t errlen);
+};
+/* The built-in phases, ended by a NULL name. */
+extern const struct gb_phase gb_builtin_phases[];
+/* Find bash in PATH into b->bash; -1 with err set if there is none. */
+int gb_need_bash(struct gb_build *b, char *err, size_t errlen);
 
 /* ---- patch.c ---- */
 
@@ -115,10 +143,6 @@ int gb_patch_makefiles_tree(const char *dir, const char *bash, char *err, size_t
 
 /* ---- strip.c ---- */
 
-struct gb_output {
-	char *name;
-	char *path;
-};
 int gb_strip_outputs(struct gb_output *outs, size_t nr, char *err, size_t errlen);
 int gb_validate_runpath_outputs(struct gb_output *outs, size_t nr, char *err, size_t errlen);
 

@@ -163,6 +163,12 @@ char *gb_which(const char *name)
 	}
 }
 
+const char *gb_env_or(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+	return v ? v : def;
+}
+
 int gb_in_store(const char *path)
 {
 	size_t n = strlen(gb_store_dir);

@@ -358,6 +358,15 @@ test_expect_success BUILDER 'a symlink in the tree is never written through' '
 	test_cmp expect victim.mk
 '
 
+test_expect_success BUILDER 'a tree deeper than the walk bound is refused' '
+	d=deep/top && i=0 &&
+	while [ $i -lt 130 ]; do d=$d/d; i=$((i + 1)); done &&
+	mkdir -p "$d" &&
+	tar -C deep -czf "$S/deep.tar.gz" top &&
+	test_expect_code 1 run_build src="$S/deep.tar.gz" phases="set-paths unpack" &&
+	grep "^gnu-build: phase '"'"'unpack'"'"' failed: .*deeper than 128$" build.log
+'
+
 test_expect_success BUILDER 'gnu-build --version and stray arguments' '
 	"$GNU_BUILD" --version | grep "^gnu-build" &&
 	test_expect_code 2 "$GNU_BUILD" extra 2>err &&
