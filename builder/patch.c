@@ -165,6 +165,10 @@ static int patch_shebang(int dirfd, const char *name, const char *path, const st
 	line[n] = 0;
 	if (n < 3 || line[0] != '#' || line[1] != '!')
 		return 0;
+	if (st->st_size > MAX_SCRIPT) {
+		gb_note("note: '%s' is too large to patch; its shebang is left as is", gb_quote(path));
+		return 0;
+	}
 	nl = memchr(line, '\n', n);
 	if (!nl && n == MAX_SHEBANG) {
 		gb_note("note: '%s': shebang line too long; not patched", gb_quote(path));

@@ -217,9 +217,10 @@ static int validate_file(int dirfd, const char *name, const char *path, const st
 {
 	struct validate *v = ctx;
 	struct elf_dyninfo info;
+	struct stat now;
 	char why[200], *origin, *slash;
 	void *map;
-	size_t i, j;
+	size_t i, j, size;
 	int fd, r;
 
 	(void)err;
@@ -232,14 +233,20 @@ static int validate_file(int dirfd, const char *name, const char *path, const st
 		gb_note("note: cannot open '%s': %s; not validated", gb_quote(path), strerror(errno));
 		return 0;
 	}
-	map = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	/* The size of what was opened, not of what was listed. */
+	if (fstat(fd, &now) || !S_ISREG(now.st_mode) || now.st_size < 4) {
+		close(fd);
+		return 0;
+	}
+	size = (size_t)now.st_size;
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED) {
 		gb_note("note: cannot map '%s': %s; not validated", gb_quote(path), strerror(errno));
 		return 0;
 	}
-	r = elf_read_dyninfo(map, (size_t)st->st_size, &info, why, sizeof(why));
-	munmap(map, (size_t)st->st_size);
+	r = elf_read_dyninfo(map, size, &info, why, sizeof(why));
+	munmap(map, size);
 	if (r < 0)
 		gb_note("note: '%s': %s; not validated", gb_quote(path), why);
 	if (r || !info.dynamic || (info.type != ET_EXEC && info.type != ET_DYN)) {
