@@ -373,13 +373,19 @@ test_expect_success BUILDER 'gnu-build --version and stray arguments' '
 	grep usage err
 '
 
-# GNU hello 2.10 from Debian's archive (its orig tarball is upstream's),
-# fetched with a private apt configuration; or from $CIX_HELLO_TARBALL.
+# GNU hello 2.10 from Debian's archive (its orig tarball is upstream's
+# hello-2.10.tar.gz, sha256 as published), fetched with a private apt
+# configuration and kept in the build directory; or from $CIX_HELLO_TARBALL.
+HELLO_SHA256=31e066137a962676e89f69d1b65382de95a7ef7d914b8cb956f41ea72e0f516b
+HELLO_CACHE=$CIX_BUILD_DIR/cache/hello-2.10.tar.gz
+hello_ok () { [ -f "$1" ] && [ "$(sha256sum <"$1" | cut -d" " -f1)" = $HELLO_SHA256 ]; }
 fetch_hello () {
-	if [ -n "${CIX_HELLO_TARBALL:-}" ] && [ -f "$CIX_HELLO_TARBALL" ]; then
-		cp "$CIX_HELLO_TARBALL" "$S/hello-2.10.tar.gz"
-		return
-	fi
+	for f_ in "${CIX_HELLO_TARBALL:-}" "$HELLO_CACHE"; do
+		if [ -n "$f_" ] && hello_ok "$f_"; then
+			cp "$f_" "$S/hello-2.10.tar.gz"
+			return
+		fi
+	done
 	command -v apt-get >/dev/null || return 1
 	a_=$TRASH_DIRECTORY/apt
 	mkdir -p "$a_/lists/partial" "$a_/cache/archives/partial" "$a_/dl" || return 1
@@ -395,7 +401,11 @@ fetch_hello () {
 	timeout 120 apt-get "$@" update >"$a_/log" 2>&1 &&
 	(cd "$a_/dl" && timeout 120 apt-get "$@" source --download-only hello=2.10-3) \
 		>>"$a_/log" 2>&1 &&
-	cp "$a_/dl/hello_2.10.orig.tar.gz" "$S/hello-2.10.tar.gz"
+	hello_ok "$a_/dl/hello_2.10.orig.tar.gz" &&
+	cp "$a_/dl/hello_2.10.orig.tar.gz" "$S/hello-2.10.tar.gz" &&
+	mkdir -p "${HELLO_CACHE%/*}" &&
+	cp "$a_/dl/hello_2.10.orig.tar.gz" "$HELLO_CACHE.tmp" &&
+	mv "$HELLO_CACHE.tmp" "$HELLO_CACHE"
 }
 if test_have_prereq BUILDER && [ -n "${CIX_TEST_HELLO-1}" ] && fetch_hello; then
 	test_set_prereq HELLO
