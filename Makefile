@@ -66,7 +66,14 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(B)/%.t)
 BENCH_BINS := $(BENCH_SRCS:%.c=$(B)/%)
 SHELL_TESTS := $(sort $(wildcard t/t[0-9]*.sh))
 
-all: $(B)/cix $(B)/cix-daemon $(UNIT_BINS) $(BENCH_BINS) $(SCM_GOS)
+all: $(B)/cix $(B)/cix-daemon $(UNIT_BINS) $(BENCH_BINS) $(SCM_GOS) $(B)/builder/gnu-build
+
+# gnu-build: libc only, from builder/ alone, as the store builds it (no
+# CPPFLAGS, no -Ilib: it cannot include the library's headers).
+BUILDER_SRCS := $(sort $(wildcard builder/*.c))
+$(B)/builder/gnu-build: $(BUILDER_SRCS) builder/builder.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(OPT) $(WARNINGS) $(SANFLAGS) -o $@ $(BUILDER_SRCS)
 
 $(B)/scheme/guile.o: scheme/guile.c
 	@mkdir -p $(dir $@)
