@@ -65,7 +65,7 @@ n=${#args[@]}
 for ((i = 0; i < n; i++)); do
 	a=${args[i]}
 	case $a in
-	-c|-S|-E|-M|-MM|-fsyntax-only) link= ;;
+	-c|-S|-E|-M|-MM|-fsyntax-only|-r) link= ;;
 	-shared) shared=1 ;;
 	-static|-static-pie) static=1 ;;
 	-L) i=$((i + 1)); add_rpath "${args[i]-}" ;;
