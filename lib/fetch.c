@@ -548,7 +548,12 @@ int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expe
 		strbuf_release(&p);
 		if (r == 0)
 			goto out_close;
-		/* A miss here is not an error: the URLs follow. */
+		/* A miss here is not an error: the URLs follow. A wrong file is said. */
+		if (r == -CIX_EMISMATCH && !mismatch) {
+			mismatch = 1;
+			if (err)
+				mismatch_err = *err;
+		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		r = check_scheme(urls[i], opts, err);
@@ -574,11 +579,11 @@ int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expe
 		if (err)
 			*err = mismatch_err;
 	}
-	if (!tried && expand_r < 0) {
+	if (!tried && expand_r < 0 && !mismatch) {
 		r = expand_r;
 		if (err)
 			*err = expand_err;
-	} else if (!tried)
+	} else if (!tried && !mismatch)
 		r = cix_error(err, -CIX_ENOTFOUND, "no url to download");
 out_close:
 	if (close(x.fd) < 0 && r >= 0)

@@ -10,7 +10,8 @@
 ;;; Debian 12 packages, reproducibly (the same bytes on every machine), and
 ;;; added to the store as they are (see README.md): the tarball of the GNU
 ;;; tools (gcc, binutils, glibc, make, coreutils, bash, tar, ...), relocatable
-;;; with $ORIGIN run paths, and a static busybox that unpacks it.
+;;; with $ORIGIN run paths, and a static busybox that unpacks it. Their
+;;; hashes are what make-bootstrap prints; a change of its pins changes them.
 
 (define (data-file name)
   (string-append ((module-ref (resolve-interface '(cix primitives)) '%cix-data-dir))
@@ -18,12 +19,12 @@
 
 (define %bootstrap-tarball
   (bootstrap-item "bootstrap-tools-gnu.tar.xz"
-                  (base32 "0000000000000000000000000000000000000000000000000000") ; pinned once scripts/make-bootstrap lands
+                  (base32 "0vdg1mmp095vld2flgip1p1ckzshydn7by161vic67113igvaik9")
                   #f))
 
 (define %bootstrap-busybox
   (bootstrap-item "busybox"
-                  (base32 "0000000000000000000000000000000000000000000000000000") ; pinned once scripts/make-bootstrap lands
+                  (base32 "0h2cvvd5bkprq91zyak0149xwqr6p5hc0vw1xrshlzfg6z8dlk29")
                   #t))
 
 ;;; Unpacked in the sandbox by busybox: the interpreter of each program set
