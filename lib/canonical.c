@@ -170,7 +170,12 @@ static int canonicalise(int dirfd, const char *name, uid_t owner, struct cix_err
 				      c.links[i].name);
 	}
 	if (!r && c.nr) {
+		/*
+		 * Every node's owner was checked by the first pass, which made
+		 * those without several links root's already.
+		 */
 		c.links_ok = 1;
+		c.owner = (uid_t)-1;
 		r = canon_node(dirfd, name, 0, &c, err);
 	}
 	for (size_t i = 0; i < c.nr; i++)

@@ -61,9 +61,10 @@ test_expect_success NIX,BUILDUSERS 'derivations' '
 	  closed = d "closed" "/bin/chmod 777 /build; echo x > /build/f; /bin/chmod 700 /build/.. && echo CHMODDED; /bin/sleep 2.9301; echo > $out";
 	  kept = d "kept" "/bin/chmod 777 /build; echo x > /build/f; /bin/ln /build/f /build/g; /bin/mkdir /build/d; /bin/ln -s /etc/shadow /build/s; exit 1";
 	  plain = d "plain" "echo plain > $out";
+	  links = d "links" "/bin/mkdir $out; echo x > $out/a; /bin/ln $out/a $out/b; /bin/mkdir $out/d";
 	}
 	EOF
-	for x in who p1 p2 p3 closed kept plain; do
+	for x in who p1 p2 p3 closed kept plain links; do
 		instantiate $x d.nix || return 1
 	done
 '
@@ -75,6 +76,13 @@ test_expect_success NIX,BUILDUSERS 'a build runs as one of the build users; its 
 	echo "$uid" && { test "$uid" = $UA || test "$uid" = $UB; } &&
 	out=$(cat who.out) &&
 	test "$(stat -c "%u %g %a" "$out" "$out/f")" = "$(printf "0 0 555\n0 0 444")"
+'
+
+test_expect_success NIX,BUILDUSERS 'hard links inside an output made by a build user stay, all root'"'"'s' '
+	cix store -r $(cat links.drv) >links.out &&
+	out=$(cat links.out) &&
+	test "$(stat -c "%i" "$out/a")" = "$(stat -c "%i" "$out/b")" &&
+	test "$(stat -c "%u %h" "$out" "$out/a" "$out/d")" = "$(printf "0 3\n0 2\n0 2")"
 '
 
 test_expect_success NIX,BUILDUSERS 'two builds at once have two users; a third waits for one' '
