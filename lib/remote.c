@@ -334,12 +334,27 @@ static int send_file(struct cix_remote *r, const char *src, struct cix_err *err)
 	return ret;
 }
 
+/* AddToStore (1.25+): the last frame sent; the reply is the path and its info. */
+static int add_reply(struct cix_remote *r, struct strbuf *out, struct cix_err *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	struct cix_path_info info = { 0 };
+	int ret;
+	cix_wire_write_u64(&r->w, 0);   /* the last frame */
+	if ((ret = call(r, err)) >= 0 &&
+	    (ret = cix_wire_read_string(&r->w, &path, CIX_WIRE_MAX_PATH, err)) >= 0 &&
+	    (ret = read_info(r, &info, err)) >= 0)
+		strbuf_addstr(out, path.buf);
+	cix_path_info_release(&info);
+	strbuf_release(&path);
+	return ret;
+}
+
 int cix_remote_add(struct cix_remote *r, const char *src, const char *name,
 		   enum cix_add_method method, enum cix_hash_algo algo, struct strbuf *out,
 		   struct cix_err *err)
 {
-	struct strbuf m = STRBUF_INIT, path = STRBUF_INIT;
-	struct cix_path_info info = { 0 };
+	struct strbuf m = STRBUF_INIT;
 	int ret;
 
 	if (method == CIX_ADD_FLAT) {
@@ -359,21 +374,12 @@ int cix_remote_add(struct cix_remote *r, const char *src, const char *name,
 	cix_wire_write_u64(&r->w, 0);   /* repair */
 	ret = method == CIX_ADD_RECURSIVE ? cix_nar_dump(src, frame_sink, r, err)
 					  : send_file(r, src, err);
-	if (ret < 0) {
+	if (ret < 0)
 		/* The daemon waits for the rest of the frames: it cannot be told. */
 		r->broken = 1;
-		goto out;
-	}
-	cix_wire_write_u64(&r->w, 0);   /* the last frame */
-	if ((ret = call(r, err)) < 0 ||
-	    (ret = cix_wire_read_string(&r->w, &path, CIX_WIRE_MAX_PATH, err)) < 0 ||
-	    (ret = read_info(r, &info, err)) < 0)
-		goto out;
-	strbuf_addstr(out, path.buf);
-out:
-	cix_path_info_release(&info);
+	else
+		ret = add_reply(r, out, err);
 	strbuf_release(&m);
-	strbuf_release(&path);
 	return ret;
 }
 
@@ -381,10 +387,7 @@ int cix_remote_add_text(struct cix_remote *r, const char *name, const void *text
 			const char *const *refs, size_t nr_refs, struct strbuf *out,
 			struct cix_err *err)
 {
-	struct strbuf path = STRBUF_INIT;
-	struct cix_path_info info = { 0 };
 	int ret;
-
 	cix_wire_write_u64(&r->w, 7);
 	cix_wire_write_str(&r->w, name);
 	cix_wire_write_str(&r->w, "text:sha256");
@@ -394,16 +397,7 @@ int cix_remote_add_text(struct cix_remote *r, const char *name, const void *text
 		r->broken = 1;
 		return ret;
 	}
-	cix_wire_write_u64(&r->w, 0);   /* the last frame */
-	if ((ret = call(r, err)) < 0 ||
-	    (ret = cix_wire_read_string(&r->w, &path, CIX_WIRE_MAX_PATH, err)) < 0 ||
-	    (ret = read_info(r, &info, err)) < 0)
-		goto out;
-	strbuf_addstr(out, path.buf);
-out:
-	cix_path_info_release(&info);
-	strbuf_release(&path);
-	return ret;
+	return add_reply(r, out, err);
 }
 
 int cix_remote_add_nar(struct cix_remote *r, const struct cix_path_info *info,

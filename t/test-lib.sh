@@ -17,6 +17,10 @@ export CIX_SRC_DIR CIX_BUILD_DIR
 : "${CIX_SCHEME_COMPILED_PATH:=$CIX_BUILD_DIR/scheme/go}"
 : "${CIX_DATA_DIR:=$CIX_SRC_DIR}"
 export CIX_SCHEME_PATH CIX_SCHEME_COMPILED_PATH CIX_DATA_DIR
+# Builds in a user namespace, whatever build users the machine has (the
+# default group, cixbld, once `make run` made it): t2030 sets its own group.
+CIX_BUILD_USERS_GROUP=${CIX_TEST_BUILD_USERS_GROUP:-cix-test-no-such-group}
+export CIX_BUILD_USERS_GROUP
 # Under the sanitizers (make check SANITIZE=...): Guile's memory is its own.
 LSAN_OPTIONS=suppressions=$CIX_SRC_DIR/t/lsan.supp:print_suppressions=0
 export LSAN_OPTIONS
