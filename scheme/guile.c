@@ -6,6 +6,7 @@
 #include "util.h"
 
 #include <libguile.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +24,8 @@
 #define CIX_GO_DIR "/usr/local/lib/cix/scheme/go"
 #endif
 
-static int initialised;
+static int initialised;      /* 1: ready, -1: the modules could not be loaded */
+static char init_error[CIX_ERR_MSG_MAX];
 static SCM memo;   /* package, origin... -> the C node read from it (eq hash table) */
 
 /* ---- primitives: (cix primitives) ---- */
@@ -88,7 +90,34 @@ static void *init(void *unused)
 	prepend_path("%load-compiled-path", compiled && *compiled ? compiled : CIX_GO_DIR);
 	strbuf_release(&def);
 	memo = scm_permanent_object(scm_c_make_hash_table(64));
+	(void)unused;
+	return NULL;
+}
+
+static SCM use_ui(void *unused)
+{
 	scm_c_use_module("cix ui");
+	(void)unused;
+	return SCM_BOOL_T;
+}
+
+/* The modules are missing or broken: say so, with where they were looked for. */
+static SCM use_ui_failed(void *unused, SCM key, SCM args)
+{
+	SCM msg = scm_simple_format(SCM_BOOL_F, scm_from_utf8_string("~a ~s"),
+				    scm_list_2(key, args));
+	char *s = scm_to_utf8_string(msg);
+	snprintf(init_error, sizeof(init_error),
+		 "cannot load cix's Scheme modules (is CIX_SCHEME_PATH right?): %s", s);
+	free(s);
+	(void)unused;
+	return SCM_BOOL_F;
+}
+
+static void *load_ui(void *unused)
+{
+	SCM ok = scm_c_catch(SCM_BOOL_T, use_ui, NULL, use_ui_failed, NULL, NULL, NULL);
+	initialised = scm_is_true(ok) ? 1 : -1;
 	(void)unused;
 	return NULL;
 }
@@ -396,9 +425,10 @@ int cix_scheme_init(struct cix_err *err)
 {
 	if (!initialised) {
 		scm_with_guile(init, NULL);
-		initialised = 1;
+		scm_with_guile(load_ui, NULL);
 	}
-	(void)err;
+	if (initialised < 0)
+		return cix_error(err, -CIX_ENOTFOUND, "%s", init_error);
 	return 0;
 }
 
@@ -444,8 +474,10 @@ static int lower_with(const char *what, const char *arg, struct cix_scheme_targe
 		      struct cix_err *err)
 {
 	struct lower_call lc = { what, arg, t, err, 0 };
-	cix_scheme_init(err);
+	int r;
 	memset(t, 0, sizeof(*t));
+	if ((r = cix_scheme_init(err)) < 0)
+		return r;
 	scm_with_guile(do_lower, &lc);
 	return lc.r;
 }

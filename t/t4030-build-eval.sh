@@ -72,9 +72,36 @@ test_expect_success 'the same definitions give the same derivation; any change, 
 	cix build -f changed2.scm -d >d4 && ! test_cmp d1 d4 && ! test_cmp d3 d4
 '
 
+cat >prop.scm <<'EOF'
+(use-modules (guix packages) (guix build-system trivial))
+(define (pkg name inputs propagated)
+  (package
+    (name name) (version "1")
+    (build-system trivial-build-system)
+    (inputs inputs) (propagated-inputs propagated)
+    (arguments '(#:implicit-inputs? #f #:builder ("/x")))))
+(define b (pkg "bee" '() '()))
+(define a (pkg "ay" '() `(("bee" ,b))))
+(pkg "sea" `(("ay" ,a)) '())
+EOF
+
+test_expect_success 'propagated inputs reach the packages that use them' '
+	cix build -d -f prop.scm >prop.drv &&
+	cix derivation show "$(cat prop.drv)" >prop.json &&
+	grep -q -- "-ay-1.drv" prop.json && grep -q -- "-bee-1.drv" prop.json &&
+	grep "\"buildInputs\"" prop.json | grep -q -- "-bee-1" &&
+	grep "\"bee\":" prop.json
+'
+
 test_expect_success '-e EXPR names a package too' '
 	cix build -d -e "(begin (load \"$TRASH_DIRECTORY/trivial.scm\"))" >e.drv &&
 	test_cmp d1 e.drv
+'
+
+test_expect_success 'missing Scheme modules are one clear line' '
+	CIX_SCHEME_PATH=/nonexistent CIX_SCHEME_COMPILED_PATH=/nonexistent \
+		test_must_fail cix build -d hello 2>err &&
+	test_line_count = 1 err && grep -q "cannot load cix.s Scheme modules" err
 '
 
 test_expect_success 'an unknown package is refused in one line' '
