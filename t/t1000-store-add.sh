@@ -160,6 +160,14 @@ test_expect_success 'kill -9 during an add leaves no valid partial path' '
 		p=$(cix store --add huge) &&
 		test "$(cix store -q --hash "$p")" = "sha256:$want" &&
 		test "$(cix hash -r "$p")" = "$want" &&
+		# (Through the daemon, the killed client'"'"'s worker ends on its
+		# own time, its temporaries and temporary roots with it: wait for
+		# it, up to 20 s.)
+		for i in $(seq 200); do
+			[ "$(ls store/.cix-tmp | wc -l)" = 0 ] &&
+			[ "$(ls state/temproots 2>/dev/null | wc -l)" = 0 ] && break
+			sleep 0.1
+		done &&
 		test "$(ls store/.cix-tmp | wc -l)" = 0 &&
 		cix store --delete "$p" || return 1
 	done
