@@ -142,6 +142,15 @@ compares three files, and sdiff, which merges two files interactively.")
               (sha256
                (base32 "1zfqy4rdcy279vwn2z1kbv19dcfw25d2aqy9nzvdkq5bjzd0nqdc"))))
     (build-system gnu-build-system)
+    (arguments
+     ;; patch applies ed scripts (patch -e) by popen()ing ed, through
+     ;; /bin/sh, which the sandbox lacks: the ed parts of crlf-handling and
+     ;; need-filename are skipped, as the suite does when ed is not there.
+     ;; dash-o-append and context-format are expected failures upstream.
+     (list #:phases (modify-phases %standard-phases
+                      (add-after 'unpack 'skip-ed-tests
+                        "sed -i 's|^    type ed >/dev/null 2>/dev/null$|    false|' tests/test-lib.sh
+grep -A1 '^have_ed' tests/test-lib.sh | grep -q '^    false$'"))))
     (synopsis "Apply a diff to files")
     (description
      "Patch reads a difference listing, as made by diff in its normal,
