@@ -25,3 +25,25 @@ free software come in.  It also ships zcat, zgrep, zdiff, zless and the
 other helpers that read compressed files in place.")
     (home-page "https://www.gnu.org/software/gzip/")
     (license gpl3+)))
+
+(define xz
+  (package
+    (name "xz")
+    (version "5.4.1")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "https://tukaani.org/xz/xz-" version ".tar.xz"))
+              ;; Debian's xz-utils_5.4.1.orig.tar.xz is upstream's file.
+              (sha256
+               (base32 "19d5crifn8a99qvasb4dx8vb8l16dnr4p1kqiwl1rckm32m2g62x"))))
+    (build-system gnu-build-system)
+    (synopsis "Compressor of the LZMA2 (.xz and .lzma) formats")
+    (description
+     "XZ Utils compresses and decompresses data with the LZMA2 algorithm,
+which gives smaller files than gzip or bzip2 at the price of memory and
+time when compressing.  It provides the xz command (with lzma, unxz and
+xzcat), helpers such as xzgrep and xzdiff, and the liblzma library.")
+    (home-page "https://tukaani.org/xz/")
+    ;; liblzma and the programs are in the public domain; the scripts
+    ;; (xzgrep, xzdiff, ...) are GPL 2+, some getopt code LGPL 2.1+.
+    (license (list public-domain gpl2+ lgpl2.1+))))
