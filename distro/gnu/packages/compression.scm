@@ -47,3 +47,41 @@ xzcat), helpers such as xzgrep and xzdiff, and the liblzma library.")
     ;; liblzma and the programs are in the public domain; the scripts
     ;; (xzgrep, xzdiff, ...) are GPL 2+, some getopt code LGPL 2.1+.
     (license (list public-domain gpl2+ lgpl2.1+))))
+
+(define bzip2
+  (package
+    (name "bzip2")
+    (version "1.0.8")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "https://sourceware.org/pub/bzip2/bzip2-"
+                                  version ".tar.gz"))
+              (sha256
+               (base32 "0s92986cv0p692icqlw1j42y9nld8zd83qwhzbqd61p1dqbh6nmb"))))
+    (build-system gnu-build-system)
+    (arguments
+     ;; A plain Makefile with no configure script.  The shared library is
+     ;; built first, by its own Makefile, so that the objects are position
+     ;; independent and serve libbz2.a too.  `make check' runs the test.
+     (list #:phases (modify-phases %standard-phases
+                      (replace 'configure
+                        "sed -i \"s|^SHELL=/bin/sh|SHELL=$(command -v sh)|\" Makefile Makefile-libbz2_so")
+                      (replace 'build
+                        "make -f Makefile-libbz2_so
+make libbz2.a bzip2 bzip2recover")
+                      (replace 'install
+                        "make install PREFIX=\"$out\"
+cp libbz2.so.1.0.8 \"$out/lib/\"
+ln -s libbz2.so.1.0.8 \"$out/lib/libbz2.so.1.0\"
+ln -s libbz2.so.1.0.8 \"$out/lib/libbz2.so.1\"
+ln -s libbz2.so.1.0.8 \"$out/lib/libbz2.so\"
+mkdir -p \"$out/share\"
+mv \"$out/man\" \"$out/share/man\""))))
+    (synopsis "Block-sorting compressor of the .bz2 format")
+    (description
+     "Bzip2 compresses files with the Burrows-Wheeler block-sorting
+transform followed by Huffman coding, which usually gives smaller files
+than gzip, more slowly.  The package has the bzip2, bunzip2, bzcat and
+bzip2recover commands, and libbzip2, the library behind them.")
+    (home-page "https://sourceware.org/bzip2/")
+    (license bzip2)))
