@@ -1,0 +1,87 @@
+;;; compression.scm - (gnu packages compression): gzip, xz, bzip2
+;;; SPDX-License-Identifier: GPL-3.0-or-later
+(define-module (gnu packages compression)
+  #:use-module (guix packages)
+  #:use-module (guix download)
+  #:use-module (guix build-system gnu)
+  #:use-module (guix licenses)
+  #:export (gzip xz bzip2))
+
+(define gzip
+  (package
+    (name "gzip")
+    (version "1.12")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "mirror://gnu/gzip/gzip-" version ".tar.xz"))
+              (sha256
+               (base32 "0mhrx5wk9gazmxdw7vmbpg036yzqqhsww6h12kwf2dzn37jh6pnf"))))
+    (build-system gnu-build-system)
+    (synopsis "The GNU compressor of the DEFLATE (.gz) format")
+    (description
+     "Gzip compresses and decompresses files in the gzip format, the one
+of the DEFLATE algorithm (LZ77 with Huffman coding) that most archives of
+free software come in.  It also ships zcat, zgrep, zdiff, zless and the
+other helpers that read compressed files in place.")
+    (home-page "https://www.gnu.org/software/gzip/")
+    (license gpl3+)))
+
+(define xz
+  (package
+    (name "xz")
+    (version "5.4.1")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "https://tukaani.org/xz/xz-" version ".tar.xz"))
+              ;; Debian's xz-utils_5.4.1.orig.tar.xz is upstream's file.
+              (sha256
+               (base32 "19d5crifn8a99qvasb4dx8vb8l16dnr4p1kqiwl1rckm32m2g62x"))))
+    (build-system gnu-build-system)
+    (synopsis "Compressor of the LZMA2 (.xz and .lzma) formats")
+    (description
+     "XZ Utils compresses and decompresses data with the LZMA2 algorithm,
+which gives smaller files than gzip or bzip2 at the price of memory and
+time when compressing.  It provides the xz command (with lzma, unxz and
+xzcat), helpers such as xzgrep and xzdiff, and the liblzma library.")
+    (home-page "https://tukaani.org/xz/")
+    ;; liblzma and the programs are in the public domain; the scripts
+    ;; (xzgrep, xzdiff, ...) are GPL 2+, some getopt code LGPL 2.1+.
+    (license (list public-domain gpl2+ lgpl2.1+))))
+
+(define bzip2
+  (package
+    (name "bzip2")
+    (version "1.0.8")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "https://sourceware.org/pub/bzip2/bzip2-"
+                                  version ".tar.gz"))
+              (sha256
+               (base32 "0s92986cv0p692icqlw1j42y9nld8zd83qwhzbqd61p1dqbh6nmb"))))
+    (build-system gnu-build-system)
+    (arguments
+     ;; A plain Makefile with no configure script.  The shared library is
+     ;; built first, by its own Makefile, so that the objects are position
+     ;; independent and serve libbz2.a too.  `make check' runs the test.
+     (list #:phases (modify-phases %standard-phases
+                      (replace 'configure
+                        "sed -i \"s|^SHELL=/bin/sh|SHELL=$(command -v sh)|\" Makefile Makefile-libbz2_so")
+                      (replace 'build
+                        "make -f Makefile-libbz2_so
+make libbz2.a bzip2 bzip2recover")
+                      (replace 'install
+                        "make install PREFIX=\"$out\"
+cp libbz2.so.1.0.8 \"$out/lib/\"
+ln -s libbz2.so.1.0.8 \"$out/lib/libbz2.so.1.0\"
+ln -s libbz2.so.1.0.8 \"$out/lib/libbz2.so.1\"
+ln -s libbz2.so.1.0.8 \"$out/lib/libbz2.so\"
+mkdir -p \"$out/share\"
+mv \"$out/man\" \"$out/share/man\""))))
+    (synopsis "Block-sorting compressor of the .bz2 format")
+    (description
+     "Bzip2 compresses files with the Burrows-Wheeler block-sorting
+transform followed by Huffman coding, which usually gives smaller files
+than gzip, more slowly.  The package has the bzip2, bunzip2, bzcat and
+bzip2recover commands, and libbzip2, the library behind them.")
+    (home-page "https://sourceware.org/bzip2/")
+    (license bzip2)))

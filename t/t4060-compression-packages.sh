@@ -1,0 +1,82 @@
+#!/bin/sh
+# t4060-compression-packages.sh - gzip, xz, bzip2 and m4: their package modules evaluate, gzip builds and round-trips
+# SPDX-License-Identifier: GPL-3.0-or-later
+test_description='packages: (gnu packages compression) and (gnu packages m4) evaluate; gzip builds from its source with the bootstrap, passes its tests and round-trips a file'
+real_home=${HOME:-/root}
+. "$(dirname "$0")/test-lib.sh"
+. "$CIX_SRC_DIR/t/lib-bootstrap.sh"
+
+CIX_STORE_DIR=$TRASH_DIRECTORY/store
+CIX_STATE_DIR=$TRASH_DIRECTORY/state
+CIX_LOG_DIR=$TRASH_DIRECTORY/log
+CIX_CAS_DIRS=$TRASH_DIRECTORY/mirror
+CIX_MIRRORS_FILE=/dev/null
+export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CAS_DIRS CIX_MIRRORS_FILE
+unset CIX_EXTRA_SANDBOX_PATHS
+
+# Minutes of building: not again under the sanitizers (t4030 covers cix
+# build there), and only where Debian's archive gives the pinned inputs.
+case $CIX_BUILD_DIR in
+*-san) say "skip: package builds are not repeated under the sanitizers" ;;
+*)
+	if bootstrap_make 2>/dev/null && mirror_fill gzip xz-utils bzip2 m4; then
+		test_set_prereq PACKAGES
+	else
+		say "skip: no bootstrap or no sources ($(tail -1 "$TRASH_DIRECTORY/fill.err" 2>/dev/null))"
+	fi ;;
+esac
+
+test_expect_success PACKAGES 'the bootstrap binaries are added to the store' '
+	cix store --add-fixed sha256 "$BOOT/bootstrap-tools-gnu.tar.xz" &&
+	cix store --add "$BOOT/busybox"
+'
+
+for p in gzip-1.12 xz-5.4.1 bzip2-1.0.8 m4-1.4.19
+do
+	test_expect_success PACKAGES "${p%-*} evaluates to its derivation, its source to the mirror's file" '
+		cix build -d '"${p%-*}"' >drv &&
+		grep -q -- "-'"$p"'.drv$" drv &&
+		cix build -S -d '"${p%-*}"' >src.drv &&
+		grep -q -- "-'"$p"'.tar.[gx]z.drv$" src.drv
+	'
+done
+
+test_expect_success PACKAGES 'the sources are the mirror'"'"'s files (Debian'"'"'s origs, byte-identical to upstream)' '
+	for p in gzip xz bzip2 m4
+	do
+		s=$(cix build -S $p) &&
+		h=$(cix hash -f base16 "$s") &&
+		test -f "mirror/sha256/$h" || return 1
+	done
+'
+
+test_expect_success PACKAGES 'gzip builds from its source, passes its tests and runs' '
+	cix build gzip >gzip.out 2>gzip.log &&
+	test_line_count = 1 gzip.out &&
+	grep -q "starting phase .check." gzip.log &&
+	grep -q "^# FAIL: *0$" gzip.log &&
+	grep -q "^PASS: help-version" gzip.log &&
+	"$(cat gzip.out)/bin/gzip" --version >v &&
+	grep -q "^gzip 1.12$" v
+'
+
+test_expect_success PACKAGES 'a file round-trips through gzip and gunzip, and the host gzip reads it' '
+	g=$(cat gzip.out)/bin &&
+	seq 1 20000 >file && cp file orig &&
+	"$g/gzip" -9 file &&
+	test_path_is_missing file &&
+	gzip -t file.gz && gzip -dc file.gz >host && test_cmp orig host &&
+	"$g/gunzip" file.gz &&
+	test_cmp orig file &&
+	gzip -c orig | "$g/gzip" -dc >back && test_cmp orig back
+'
+
+test_expect_success PACKAGES 'nothing of the host in gzip: loader and RUNPATH in the store' '
+	h=$(cat gzip.out)/bin/gzip &&
+	readelf -l "$h" | sed -n "s/.*interpreter: \(.*\)]/\1/p" >interp &&
+	grep -q "^$CIX_STORE_DIR/" interp &&
+	readelf -d "$h" | sed -n "s/.*runpath: \[\(.*\)\]/\1/p" | tr : "\n" >runpath &&
+	test -s runpath && ! grep -v "^$CIX_STORE_DIR/" runpath
+'
+
+test_done
