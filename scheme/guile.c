@@ -94,9 +94,14 @@ static void *init(void *unused)
 	return NULL;
 }
 
+/* (cix ui)'s procedures that the reading of every record calls, looked up once. */
+static SCM record_ref, record_kind;
+
 static SCM use_ui(void *unused)
 {
 	scm_c_use_module("cix ui");
+	record_ref = scm_permanent_object(scm_c_public_ref("cix ui", "record-ref"));
+	record_kind = scm_permanent_object(scm_c_public_ref("cix ui", "record-kind"));
 	(void)unused;
 	return SCM_BOOL_T;
 }
@@ -152,15 +157,10 @@ static SCM call_handler(void *data, SCM key, SCM args)
 
 /* ---- reading the records into C ---- */
 
-static SCM ref(const char *module, const char *name)
-{
-	return scm_c_public_ref(module, name);
-}
-
 /* A field of a record of (guix packages), by name (see (cix ui) record-ref). */
 static SCM field(SCM obj, const char *name)
 {
-	return scm_call_2(ref("cix ui", "record-ref"), obj, scm_from_utf8_symbol(name));
+	return scm_call_2(record_ref, obj, scm_from_utf8_symbol(name));
 }
 
 static char *string_or_null(SCM s)
@@ -171,8 +171,7 @@ static char *string_or_null(SCM s)
 /* Is obj a package, an origin, a bootstrap-item, a local-file? */
 static int is(const char *kind, SCM obj)
 {
-	return scm_is_eq(scm_call_1(ref("cix ui", "record-kind"), obj),
-			 scm_from_utf8_symbol(kind));
+	return scm_is_eq(scm_call_1(record_kind, obj), scm_from_utf8_symbol(kind));
 }
 
 struct reader {
