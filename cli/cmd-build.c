@@ -59,16 +59,6 @@ struct target {
 	struct strvec outputs;     /* the paths printed after building */
 };
 
-static int parse_number(const char *s, unsigned *out)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-	if (!*s || *end || *s == '-' || v > 1000000000UL)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
-}
-
 static int is_drv_path(const char *arg)
 {
 	size_t n = strlen(arg);
@@ -339,13 +329,15 @@ int cmd_build(int argc, char **argv)
 		case OPT_LOG: o.log_file = 1; break;
 		case 'q': o.quiet = 1; break;
 		case OPT_SILENT: case OPT_TIMEOUT: case 'c': case 'j': case 'M': {
-			unsigned v;
-			if (parse_number(optarg, &v) < 0)
+			/* The bounds of cix store --realise. */
+			unsigned long long v;
+			if (cix_parse_decimal(optarg, c == OPT_SILENT || c == OPT_TIMEOUT ?
+					      10ULL * 365 * 86400 : 1024, &v) < 0)
 				return usage_error("invalid number '%s'", optarg);
-			if (c == OPT_SILENT) o.max_silent = v;
-			else if (c == OPT_TIMEOUT) o.timeout = v;
-			else if (c == 'c') o.cores = v;
-			else o.max_jobs = v ? v : 1;
+			if (c == OPT_SILENT) o.max_silent = (unsigned)v;
+			else if (c == OPT_TIMEOUT) o.timeout = (unsigned)v;
+			else if (c == 'c') o.cores = (unsigned)v;
+			else o.max_jobs = v ? (unsigned)v : 1;
 			break;
 		}
 		case 'h': usage(stdout); return 0;

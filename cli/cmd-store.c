@@ -210,12 +210,9 @@ int cmd_store(int argc, char **argv)
 			}
 		} else if (c == 'j' || c == OPT_CORES || c == OPT_TIMEOUT || c == OPT_SILENT ||
 			   c == OPT_LOG) {
-			char *end;
-			errno = 0;
-			unsigned long long v = strtoull(optarg, &end, 10);
-			unsigned long long max = c == 'j' || c == OPT_CORES ? 1024 :
+			unsigned long long v, max = c == 'j' || c == OPT_CORES ? 1024 :
 				c == OPT_LOG ? 1ULL << 50 : 10ULL * 365 * 86400;
-			if (!*optarg || *end || *optarg == '-' || errno || v > max)
+			if (cix_parse_decimal(optarg, max, &v) < 0)
 				return usage_error("invalid number '%s'", optarg);
 			if (c == 'j')
 				flags.max_jobs = (unsigned)v;

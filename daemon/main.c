@@ -48,10 +48,8 @@ static void usage(FILE *f)
 
 static int number(const char *s, unsigned long max, unsigned *out)
 {
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (!*s || *end || *s == '-' || errno || v > max) {
+	unsigned long long v;
+	if (cix_parse_decimal(s, max, &v) < 0) {
 		fprintf(stderr, "%s: invalid number '%s'\n", progname, s);
 		return -1;
 	}

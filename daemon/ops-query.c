@@ -7,6 +7,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,10 +297,8 @@ static int op_query_substitutable_path_infos(struct conn *c, struct cix_err *err
 /* A setting given by name; those that would weaken isolation are ignored. */
 static void set_override(struct conn *c, const char *key, const char *value)
 {
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(value, &end, 10);
-	int num = *value && !*end && !errno && *value != '-';
+	unsigned long long v;
+	int num = cix_parse_decimal(value, ULLONG_MAX, &v) == 0;
 	if (!strcmp(key, "timeout") && num && v < 10ULL * 365 * 86400)
 		c->build.timeout = (unsigned)v;
 	else if (!strcmp(key, "max-silent-time") && num && v < 10ULL * 365 * 86400)

@@ -138,3 +138,16 @@ DIR *cix_fdopendir_dup(int fd)
 	}
 	return d;
 }
+
+int cix_parse_decimal(const char *s, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (*end || errno || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}

@@ -43,6 +43,12 @@ ssize_t cix_read_full(int fd, void *buf, size_t len);
 int cix_write_full(int fd, const void *buf, size_t len);
 
 /*
+ * A whole decimal number (digits only: no sign, space or suffix) of at most
+ * max into *out: 0, or -1 when s is not one.
+ */
+int cix_parse_decimal(const char *s, unsigned long long max, unsigned long long *out);
+
+/*
  * A directory stream over a copy of the directory descriptor fd (which
  * stays the caller's, and open after closedir). NULL with errno set.
  */

@@ -18,6 +18,15 @@ test_expect_success 'cix build --help and --version' '
 	cix build --version >v.out && grep -q "cix build (cix)" v.out
 '
 
+test_expect_success 'numbers of options are whole decimal numbers within bounds' '
+	for bad in "" -1 +1 " 1" 1x 1025 99999999999999999999; do
+		test_expect_code 2 cix build -d -j "$bad" hello 2>err &&
+		grep -q "invalid number" err || return 1
+	done &&
+	test_expect_code 2 cix build -d --timeout 315360001 hello 2>err &&
+	grep -q "invalid number" err
+'
+
 test_expect_success 'nothing to build is a usage error' '
 	test_expect_code 2 cix build 2>err && grep -q "nothing to build" err
 '
