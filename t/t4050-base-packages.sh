@@ -6,28 +6,7 @@ real_home=${HOME:-/root}
 . "$(dirname "$0")/test-lib.sh"
 . "$CIX_SRC_DIR/t/lib-bootstrap.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-CIX_CAS_DIRS=$TRASH_DIRECTORY/mirror
-CIX_MIRRORS_FILE=/dev/null
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CAS_DIRS CIX_MIRRORS_FILE
-unset CIX_EXTRA_SANDBOX_PATHS
-
-# Minutes of building: not again under the sanitizers (t4030 covers cix
-# build there), and only where Debian's archive gives the pinned inputs.
-# Only sed is built (to keep the suite short); the others are evaluated.
-case $CIX_BUILD_DIR in
-*-san) say "skip: package builds are not repeated under the sanitizers" ;;
-*)
-	if ! bootstrap_make 2>/dev/null; then
-		say "skip: no bootstrap"
-	elif test_set_prereq BOOTSTRAP && mirror_fill sed; then
-		test_set_prereq PACKAGES
-	else
-		say "skip: no sources ($(tail -1 "$TRASH_DIRECTORY/fill.err" 2>/dev/null))"
-	fi ;;
-esac
+packages_setup sed
 
 # Evaluating a package needs the bootstrap binaries in the store.
 test_expect_success BOOTSTRAP 'the bootstrap binaries are added to the store' '

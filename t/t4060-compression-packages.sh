@@ -6,25 +6,7 @@ real_home=${HOME:-/root}
 . "$(dirname "$0")/test-lib.sh"
 . "$CIX_SRC_DIR/t/lib-bootstrap.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-CIX_CAS_DIRS=$TRASH_DIRECTORY/mirror
-CIX_MIRRORS_FILE=/dev/null
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CAS_DIRS CIX_MIRRORS_FILE
-unset CIX_EXTRA_SANDBOX_PATHS
-
-# Minutes of building: not again under the sanitizers (t4030 covers cix
-# build there), and only where Debian's archive gives the pinned inputs.
-case $CIX_BUILD_DIR in
-*-san) say "skip: package builds are not repeated under the sanitizers" ;;
-*)
-	if bootstrap_make 2>/dev/null && mirror_fill gzip xz-utils bzip2 m4; then
-		test_set_prereq PACKAGES
-	else
-		say "skip: no bootstrap or no sources ($(tail -1 "$TRASH_DIRECTORY/fill.err" 2>/dev/null))"
-	fi ;;
-esac
+packages_setup gzip xz-utils bzip2 m4
 
 test_expect_success PACKAGES 'the bootstrap binaries are added to the store' '
 	cix store --add-fixed sha256 "$BOOT/bootstrap-tools-gnu.tar.xz" &&
