@@ -16,6 +16,7 @@ int cmd_hash(int argc, char **argv);
 int cmd_store(int argc, char **argv);
 int cmd_derivation(int argc, char **argv);
 int cmd_build(int argc, char **argv);
+int cmd_package(int argc, char **argv);
 
 extern const char *cix_progname; /* "cix hash" etc. for messages */
 

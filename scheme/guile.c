@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "scheme.h"
 #include "encoding.h"
+#include "pkg-index.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -77,16 +78,12 @@ static void prepend_path(const char *var, const char *list)
 static void *init(void *unused)
 {
 	struct strbuf def = STRBUF_INIT;
-	const char *path = getenv("CIX_SCHEME_PATH");
 	const char *compiled = getenv("CIX_SCHEME_COMPILED_PATH");
 
 	scm_c_eval_string("(set! %load-should-auto-compile #f)");
 	scm_c_define_module("cix primitives", define_primitives, NULL);
-	if (!path || !*path) {
-		strbuf_addf(&def, "%s/scheme:%s/distro", CIX_DATA_DIR, CIX_DATA_DIR);
-		path = def.buf;
-	}
-	prepend_path("%load-path", path);
+	cix_scheme_search_path(&def);
+	prepend_path("%load-path", def.buf);
 	prepend_path("%load-compiled-path", compiled && *compiled ? compiled : CIX_GO_DIR);
 	strbuf_release(&def);
 	memo = scm_permanent_object(scm_c_make_hash_table(64));
@@ -420,6 +417,15 @@ out:
 
 /* ---- the API ---- */
 
+void cix_scheme_search_path(struct strbuf *sb)
+{
+	const char *path = getenv("CIX_SCHEME_PATH");
+	if (path && *path)
+		strbuf_addstr(sb, path);
+	else
+		strbuf_addf(sb, "%s/scheme:%s/distro", CIX_DATA_DIR, CIX_DATA_DIR);
+}
+
 int cix_scheme_init(struct cix_err *err)
 {
 	if (!initialised) {
@@ -494,4 +500,90 @@ int cix_scheme_read_expr(const char *expr, struct cix_scheme_target *t, struct c
 int cix_scheme_read_file(const char *file, struct cix_scheme_target *t, struct cix_err *err)
 {
 	return lower_with("file", file, t, err);
+}
+
+/* ---- the package index ---- */
+
+struct index_call {
+	struct cix_pkg_module *m;
+	struct cix_err *err;
+	int r;
+};
+
+static char *take_string(SCM s)
+{
+	return scm_is_string(s) ? scm_to_utf8_string(s) : xstrdup("");
+}
+
+static unsigned long take_number(SCM n)
+{
+	return scm_is_unsigned_integer(n, 0, 1UL << 30) ? scm_to_ulong(n) : 0;
+}
+
+static SCM index_body(void *data)
+{
+	struct index_call *ic = data;
+	struct cix_pkg_module *m = ic->m;
+	SCM name = SCM_EOL;
+	char *rel = xstrdup(m->rel), *save = NULL;
+	size_t l = strlen(rel);
+	if (l > 4 && !strcmp(rel + l - 4, ".scm"))
+		rel[l - 4] = 0;
+	for (char *part = strtok_r(rel, "/", &save); part; part = strtok_r(NULL, "/", &save))
+		name = scm_cons(scm_from_utf8_symbol(part), name);
+	free(rel);
+	SCM entries = scm_call_1(scm_c_public_ref("cix ui", "module-package-entries"),
+				 scm_reverse(name));
+	size_t dl = strlen(m->dir);
+	for (; scm_is_pair(entries); entries = SCM_CDR(entries)) {
+		SCM e = SCM_CAR(entries);
+		if (scm_ilength(e) != 10)
+			continue;
+		struct cix_pkg_entry *p = cix_pkg_module_add(m);
+		p->name = take_string(scm_list_ref(e, scm_from_int(0)));
+		p->version = take_string(scm_list_ref(e, scm_from_int(1)));
+		p->outputs = take_string(scm_list_ref(e, scm_from_int(2)));
+		p->file = take_string(scm_list_ref(e, scm_from_int(3)));
+		p->line = take_number(scm_list_ref(e, scm_from_int(4)));
+		p->column = take_number(scm_list_ref(e, scm_from_int(5)));
+		p->home_page = take_string(scm_list_ref(e, scm_from_int(6)));
+		p->license = take_string(scm_list_ref(e, scm_from_int(7)));
+		p->synopsis = take_string(scm_list_ref(e, scm_from_int(8)));
+		p->description = take_string(scm_list_ref(e, scm_from_int(9)));
+		/* The place relative to its search directory, as Guix shows it. */
+		if (!strncmp(p->file, m->dir, dl) && p->file[dl] == '/')
+			memmove(p->file, p->file + dl + 1, strlen(p->file + dl + 1) + 1);
+		else if (!*p->file) {
+			free(p->file);
+			p->file = xstrdup(m->rel);
+		}
+	}
+	return SCM_BOOL_T;
+}
+
+static void *do_index(void *data)
+{
+	struct index_call *ic = data;
+	struct cix_err err = { 0 };
+	struct call c = { SCM_BOOL_F, SCM_EOL, SCM_UNDEFINED, &err };
+	SCM res = scm_c_catch(SCM_BOOL_T, index_body, ic, call_handler, &c, call_preunwind, &c);
+	if (SCM_UNBNDP(res)) {
+		for (size_t i = 0; i < ic->m->nr_pkgs; i++)
+			cix_pkg_entry_release(&ic->m->pkgs[i]);
+		ic->m->nr_pkgs = 0;
+		ic->m->error = xstrdup(err.msg[0] ? err.msg : "cannot be evaluated");
+	}
+	return NULL;
+}
+
+int cix_scheme_index_module(struct cix_pkg_module *m, struct cix_err *err)
+{
+	struct index_call ic = { m, err, 0 };
+	int r;
+	if ((r = cix_scheme_init(err)) < 0)
+		return r;
+	free(m->error);
+	m->error = NULL;
+	scm_with_guile(do_index, &ic);
+	return 0;
 }

@@ -5,6 +5,7 @@
 
 #include "err.h"
 #include "lower.h"
+#include "strbuf.h"
 
 /*
  * Guile runs in the process once initialised, with the modules found
@@ -29,5 +30,18 @@ struct cix_scheme_target {
 int cix_scheme_read_spec(const char *spec, struct cix_scheme_target *t, struct cix_err *err);
 int cix_scheme_read_expr(const char *expr, struct cix_scheme_target *t, struct cix_err *err);
 int cix_scheme_read_file(const char *file, struct cix_scheme_target *t, struct cix_err *err);
+
+/* The search path of the package modules: $CIX_SCHEME_PATH, or the installed
+ * DATADIR/scheme:DATADIR/distro. Guile is not started for it. */
+void cix_scheme_search_path(struct strbuf *sb);
+
+/*
+ * Evaluate the package module m->rel (gnu/packages/NAME.scm) and add the
+ * packages it exports to m, for the package index; when the module cannot
+ * be evaluated, m->error says why (and 0 is returned). Fails only when
+ * Guile or cix's modules cannot be loaded at all.
+ */
+struct cix_pkg_module;
+int cix_scheme_index_module(struct cix_pkg_module *m, struct cix_err *err);
 
 #endif

@@ -46,7 +46,8 @@
     (description "Binaries from Debian 12 packages, relocated into the store,
 from which every package is built.")
     (home-page #f)
-    (license gpl3+)))
+    (license gpl3+)
+    (properties '((hidden? . #t)))))
 
 ;;; The builder of gnu-build-system: cix's own C program (builder/),
 ;;; compiled here by the bootstrap compiler, so that it is an input of every
@@ -64,4 +65,5 @@ gcc -std=gnu11 -O2 -o $out/bin/gnu-build $src/*.c"))
     (synopsis "The builder of cix's gnu-build-system")
     (description "Runs the phases of the GNU build system.")
     (home-page #f)
-    (license gpl3+)))
+    (license gpl3+)
+    (properties '((hidden? . #t)))))

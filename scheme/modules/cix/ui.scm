@@ -4,6 +4,7 @@
   #:use-module (guix packages)
   #:use-module (guix build-system)
   #:use-module (guix download)
+  #:use-module ((guix licenses) #:select (license? license-name))
   #:use-module (ice-9 ftw)
   #:use-module (ice-9 regex)
   #:use-module (srfi srfi-1)
@@ -12,7 +13,8 @@
   #:use-module (system vm program)
   #:use-module (system syntax)
   #:export (describe-error find-package-for-spec package-from-expression
-            package-from-file all-packages record-kind record-ref))
+            package-from-file all-packages module-package-entries
+            record-kind record-ref))
 
 ;;; ---- errors: one line, with the place they come from ----
 
@@ -114,6 +116,48 @@
           ((> (car a) (car b)) #t)
           ((< (car a) (car b)) #f)
           (else (loop (cdr a) (cdr b))))))
+
+;;; ---- the package index (lib/pkg-index.h) ----
+
+(define (license->string l)
+  (cond ((license? l) (license-name l))
+        ((list? l) (string-join (map license->string l) ", "))
+        ((string? l) l)
+        (else "")))
+
+(define (location-parts loc)
+  ;; "FILE:LINE:COLUMN" -> (FILE LINE COLUMN)
+  (let* ((c2 (and (string? loc) (string-rindex loc #\:)))
+         (c1 (and c2 (string-rindex loc #\: 0 c2))))
+    (if c1
+        (list (substring loc 0 c1)
+              (or (string->number (substring loc (+ c1 1) c2)) 0)
+              (or (string->number (substring loc (+ c2 1))) 0))
+        (list "" 0 0))))
+
+(define (module-package-entries name)
+  ;; The packages module NAME exports, each as the list of fields the index
+  ;; keeps: name version outputs file line column home-page license
+  ;; synopsis description. Packages whose properties say hidden? (the
+  ;; bootstrap's) are left out, as in Guix.
+  (let ((m (resolve-interface name)))
+    (map (lambda (p)
+           (let ((where (location-parts (package-location p))))
+             (list (package-name p) (package-version p)
+                   (string-join (package-outputs p) ",")
+                   (car where) (cadr where) (caddr where)
+                   (or (package-home-page p) "")
+                   (license->string (package-license p))
+                   (or (package-synopsis p) "")
+                   (or (package-description p) ""))))
+         (delete-duplicates
+          (filter (lambda (p)
+                    (and (package? p)
+                         (not (assq-ref (package-properties p) 'hidden?))))
+                  (module-map (lambda (sym var)
+                                (and (variable-bound? var) (variable-ref var)))
+                              m))
+          eq?))))
 
 ;;; ---- expressions and files ----
 

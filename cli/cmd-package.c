@@ -1,0 +1,190 @@
+/* cmd-package.c - cix package: the package index's queries (-A, -s) */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "cix.h"
+#include "pkg-index.h"
+#include "scheme.h"
+#include "strbuf.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: cix package [OPTION]...\n"
+		"Query the packages of the distribution.\n\n"
+		"  -A, --list-available[=REGEXP]\n"
+		"                         list the packages whose name matches REGEXP (all\n"
+		"                         without it): name, version, outputs, place\n"
+		"  -s, --search=REGEXP    show, as recutils records, the packages whose name,\n"
+		"                         synopsis or description match REGEXP\n"
+		"  -h, --help             display this help and exit\n"
+		"  -V, --version          display version information and exit\n\n"
+		"REGEXPs are POSIX extended regular expressions, matched ignoring case.\n"
+		"Answers come from an index of the package modules kept in\n"
+		"$XDG_CACHE_HOME/cix/packages; a module is evaluated again only when its\n"
+		"file has changed.\n");
+}
+
+struct query {
+	char kind;                 /* 'A' or 's' */
+	const char *regexp;        /* NULL: everything */
+	regex_t rx;
+};
+
+/*
+ * The index of the current search path, brought up to date: only the module
+ * files changed or added since it was written are evaluated (by Guile).
+ */
+static int load_index(struct cix_pkg_index *idx)
+{
+	struct strbuf path = STRBUF_INIT;
+	struct cix_pkg_index old;
+	struct cix_err err = { 0 };
+	char *file;
+	size_t stale;
+	int r = 0, changed;
+
+	cix_scheme_search_path(&path);
+	file = cix_pkg_index_file(path.buf);
+	if (!file || cix_pkg_index_load(file, &old, &err) < 0)
+		memset(&old, 0, sizeof(old));
+	if (cix_pkg_index_scan(path.buf, idx, &err) < 0) {
+		r = error_err(&err);
+		goto out;
+	}
+	stale = cix_pkg_index_reuse(idx, &old);
+	changed = stale || !old.search_path || old.nr_mods != idx->nr_mods;
+	for (size_t i = 0; i < idx->nr_mods && !r; i++)
+		if (idx->mods[i].stale && cix_scheme_index_module(&idx->mods[i], &err) < 0)
+			r = error_err(&err);
+	if (!r && changed && file && cix_pkg_index_save(file, idx, &err) < 0)
+		fprintf(stderr, "%s: warning: %s\n", cix_progname, err.msg);
+	for (size_t i = 0; i < idx->nr_mods && !r; i++)
+		if (idx->mods[i].error)
+			fprintf(stderr, "%s: warning: %s/%s: %s\n", cix_progname,
+				idx->mods[i].dir, idx->mods[i].rel, idx->mods[i].error);
+out:
+	cix_pkg_index_release(&old);
+	strbuf_release(&path);
+	free(file);
+	return r;
+}
+
+static int matches(const struct query *q, const char *s)
+{
+	return !q->regexp || (s && !regexec(&q->rx, s, 0, NULL, 0));
+}
+
+/* A recutils field: continuation lines start with "+ ". */
+static void print_field(const char *name, const char *value)
+{
+	printf("%s: ", name);
+	for (const char *p = value; p && *p; p++) {
+		putchar(*p);
+		if (*p == '\n')
+			fputs("+ ", stdout);
+	}
+	putchar('\n');
+}
+
+static void answer(const struct query *q, const struct cix_pkg_entry **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct cix_pkg_entry *e = v[i];
+		if (q->kind == 'A') {
+			if (matches(q, e->name))
+				printf("%s\t%s\t%s\t%s:%lu\n", e->name, e->version, e->outputs,
+				       e->file, e->line);
+			continue;
+		}
+		if (!matches(q, e->name) && !matches(q, e->synopsis) &&
+		    !matches(q, e->description))
+			continue;
+		print_field("name", e->name);
+		print_field("version", e->version);
+		print_field("outputs", e->outputs);
+		printf("location: %s:%lu\n", e->file, e->line);
+		print_field("homepage", e->home_page);
+		print_field("license", e->license);
+		print_field("synopsis", e->synopsis);
+		print_field("description", e->description);
+		putchar('\n');
+	}
+}
+
+int cmd_package(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "list-available", optional_argument, NULL, 'A' },
+		{ "search", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct query *qs = NULL;
+	size_t nr = 0, alloc = 0;
+	struct cix_pkg_index idx;
+	const struct cix_pkg_entry **v = NULL;
+	int c, r = 0;
+
+	while ((c = getopt_long(argc, argv, ":A::s:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'A':
+		case 's':
+			ALLOC_GROW(qs, nr + 1, alloc);
+			qs[nr].kind = (char)c;
+			qs[nr].regexp = optarg;
+			/* Guix's "-A REGEXP": the next word, when it is not an option. */
+			if (c == 'A' && !optarg && optind < argc && argv[optind][0] != '-')
+				qs[nr].regexp = argv[optind++];
+			nr++;
+			break;
+		case 'h': usage(stdout); free(qs); return 0;
+		case 'V': free(qs); return print_version();
+		default: free(qs); return option_error(c, argv);
+		}
+	}
+	if (optind < argc) {
+		free(qs);
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	}
+	if (!nr) {
+		free(qs);
+		return usage_error("no query given (-A or -s)");
+	}
+	for (size_t i = 0; i < nr; i++) {
+		int e;
+		if (!qs[i].regexp)
+			continue;
+		e = regcomp(&qs[i].rx, qs[i].regexp, REG_EXTENDED | REG_ICASE | REG_NOSUB);
+		if (e) {
+			char msg[256];
+			regerror(e, &qs[i].rx, msg, sizeof(msg));
+			r = error("invalid regular expression '%s': %s", qs[i].regexp, msg);
+			for (size_t k = 0; k < i; k++)
+				if (qs[k].regexp)
+					regfree(&qs[k].rx);
+			free(qs);
+			return r;
+		}
+	}
+	if (!(r = load_index(&idx))) {
+		size_t n = cix_pkg_index_list(&idx, &v);
+		for (size_t i = 0; i < nr; i++)
+			answer(&qs[i], v, n);
+		if (fflush(stdout) || ferror(stdout))
+			r = error("cannot write the answer");
+		free(v);
+	}
+	cix_pkg_index_release(&idx);
+	for (size_t i = 0; i < nr; i++)
+		if (qs[i].regexp)
+			regfree(&qs[i].rx);
+	free(qs);
+	return r;
+}
