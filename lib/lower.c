@@ -29,8 +29,11 @@ static int finish_drv(struct cix_lower *l, struct cix_drv *drv, const char *name
 	struct strbuf *paths = NULL, text = STRBUF_INIT, path = STRBUF_INIT;
 	size_t n = drv->nr_outputs;
 	const char **refs = NULL;
+	struct strvec names = STRVEC_INIT;   /* the outputs in the order written */
 	int r;
 
+	for (size_t i = 0; i < n; i++)
+		strvec_push(&names, drv->outputs[i].name);
 	for (size_t i = 0; i < n; i++)
 		if (!*drv->outputs[i].hash_algo)
 			cix_drv_setenv(drv, drv->outputs[i].name, "");
@@ -71,9 +74,13 @@ static int finish_drv(struct cix_lower *l, struct cix_drv *drv, const char *name
 		goto out;
 	r = 0;
 	*drv_path = strbuf_detach(&path, NULL);
-	for (size_t i = 0; i < n; i++)
-		strvec_push(out_paths, drv->outputs[i].path);
+	/* Canonicalising sorted the outputs: give the paths in the order written. */
+	for (size_t k = 0; k < names.nr; k++)
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(drv->outputs[i].name, names.v[k]))
+				strvec_push(out_paths, drv->outputs[i].path);
 out:
+	strvec_clear(&names);
 	for (size_t i = 0; i < n; i++)
 		strbuf_release(&paths[i]);
 	free(paths);

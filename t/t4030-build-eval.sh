@@ -102,6 +102,36 @@ test_expect_success 'propagated inputs reach the packages that use them' '
 	grep "\"bee\":" prop.json
 '
 
+cat >outs.scm <<\EOF
+(use-modules (guix packages) (guix build-system trivial))
+(define lib
+  (package
+    (name "lib") (version "1")
+    (build-system trivial-build-system)
+    (outputs '("out" "doc" "debug"))
+    (arguments '(#:implicit-inputs? #f #:builder ("/x")))))
+(package
+  (name "app") (version "1")
+  (build-system trivial-build-system)
+  (inputs `(("lib" ,lib) ("libdoc" ,lib "doc")))
+  (arguments '(#:implicit-inputs? #f
+               #:builder ("/x" (input "lib") (input "libdoc")))))
+EOF
+
+test_expect_success 'an input is the output it names, whatever the order outputs are written in' '
+	cix build -d -f outs.scm >app.drv &&
+	cix build -d -e "(begin (load \"$TRASH_DIRECTORY/outs.scm\") lib)" >lib.drv &&
+	cix derivation show "$(cat lib.drv)" >lib.json &&
+	cix derivation show "$(cat app.drv)" >app.json &&
+	for o in out doc; do
+		sed -n "/\"$o\": {/,/}/s/.*\"path\": \"\(.*\)\".*/\1/p" lib.json >"$o.path" &&
+		test_line_count = 1 "$o.path" || return 1
+	done &&
+	sed -n "/\"args\"/,/]/p" app.json >args &&
+	grep -n "\"$(cat out.path)\"" args >o.line && grep -n "\"$(cat doc.path)\"" args >d.line &&
+	test "$(cut -d: -f1 o.line)" -lt "$(cut -d: -f1 d.line)"
+'
+
 test_expect_success '-e EXPR names a package too' '
 	cix build -d -e "(begin (load \"$TRASH_DIRECTORY/trivial.scm\"))" >e.drv &&
 	test_cmp d1 e.drv

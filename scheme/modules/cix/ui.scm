@@ -4,6 +4,7 @@
   #:use-module (guix packages)
   #:use-module (guix build-system)
   #:use-module (guix download)
+  #:use-module (gnu packages)
   #:use-module ((guix licenses) #:select (license? license-name))
   #:use-module (ice-9 ftw)
   #:use-module (ice-9 regex)
@@ -13,7 +14,7 @@
   #:use-module (system vm program)
   #:use-module (system syntax)
   #:export (describe-error find-package-for-spec package-from-expression
-            package-from-file all-packages module-package-entries
+            package-from-file module-package-entries
             record-kind record-ref))
 
 ;;; ---- errors: one line, with the place they come from ----
@@ -62,60 +63,14 @@
                          (current-form-location)))))
     (if where (string-append where ": " text) text)))
 
-;;; ---- finding packages by name ----
-
-(define (package-modules)
-  ;; Every (gnu packages NAME) module on the load path.
-  (delete-duplicates
-   (append-map
-    (lambda (dir)
-      (let ((sub (string-append dir "/gnu/packages")))
-        (if (and (file-exists? sub) (file-is-directory? sub))
-            (filter-map (lambda (f)
-                          (and (string-suffix? ".scm" f)
-                               `(gnu packages ,(string->symbol (string-drop-right f 4)))))
-                        (or (scandir sub) '()))
-            '())))
-    %load-path)))
-
-(define (all-packages)
-  (append-map
-   (lambda (name)
-     (let ((m (resolve-interface name)))
-       (filter package?
-               (module-map (lambda (sym var)
-                             (and (variable-bound? var) (variable-ref var)))
-                           m))))
-   (sort (package-modules) (lambda (a b) (string<? (object->string a) (object->string b))))))
-
-(define (split-output spec)
-  (let ((colon (string-rindex spec #\:)))
-    (if colon
-        (values (substring spec 0 colon) (substring spec (+ colon 1)))
-        (values spec #f))))
+;;; ---- finding packages by name: (gnu packages) ----
 
 (define (find-package-for-spec spec)
-  (let-values (((name output) (split-output spec)))
-    (let* ((all (delete-duplicates (all-packages) eq?))
-           (by-name (filter (lambda (p) (string=? (package-name p) name)) all))
-           (by-full (filter (lambda (p) (string=? (package-full-name p) name)) all))
-           (found (if (null? by-name) by-full by-name)))
-      (when (null? found)
-        (error (format #f "~a: unknown package" name)))
-      (let ((p (car (sort found (lambda (a b)
-                                  (version>? (package-version a) (package-version b)))))))
-        (when (and output (not (member output (package-outputs p))))
-          (error (format #f "package `~a' has no output `~a'" (package-full-name p) output)))
-        (cons p output)))))
-
-(define (version>? a b)
-  (let loop ((a (map (lambda (s) (or (string->number s) 0)) (string-split a #\.)))
-             (b (map (lambda (s) (or (string->number s) 0)) (string-split b #\.))))
-    (cond ((null? a) #f)
-          ((null? b) #t)
-          ((> (car a) (car b)) #t)
-          ((< (car a) (car b)) #f)
-          (else (loop (cdr a) (cdr b))))))
+  (let-values (((name output) (package-name->name+output spec)))
+    (let ((p (specification->package name)))
+      (when (and output (not (member output (package-outputs p))))
+        (error (format #f "package `~a' has no output `~a'" (package-full-name p) output)))
+      (cons p output))))
 
 ;;; ---- the package index (lib/pkg-index.h) ----
 
@@ -165,7 +120,7 @@
   (let ((m (make-fresh-user-module)))
     (for-each (lambda (name) (module-use! m (resolve-interface name)))
               (append '((guix packages) (guix download) (guix build-system gnu)
-                        (guix build-system trivial) (guix licenses))
+                        (guix build-system trivial) (guix licenses) (gnu packages))
                       (package-modules)))
     m))
 
