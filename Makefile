@@ -7,6 +7,7 @@
 #   make install PREFIX=DIR   install DIR/bin/cix, DIR/bin/cix-daemon and the man pages
 #   make fuzz                 build libFuzzer targets with clang (build-fuzz/)
 #   make bench                run the benchmarks
+#   make distro-check         build the whole distribution from source (minutes)
 #   DEVELOPER=1               add -Werror
 
 -include config.mk
@@ -146,6 +147,11 @@ fuzz-smoke: fuzz
 	    2>$(FB)/fuzz-$$n.log || { tail -40 $(FB)/fuzz-$$n.log; exit 1; }; \
 	done
 
+# The whole distribution built from source with its tests, and a closure
+# check of each package; a table of the results (scripts/distro-check -h).
+distro-check: all
+	CIX_BUILD_DIR=$(abspath $(B)) scripts/distro-check -d $(abspath $(B))/distro-check
+
 bench: all
 	CIX_BUILD_DIR=$(abspath $(B)) bench/nar-hash
 	CIX_BUILD_DIR=$(abspath $(B)) bench/store-add
@@ -179,7 +185,7 @@ run:
 clean:
 	rm -rf build build-san build-fuzz t/trash.*
 
-.PHONY: all check fuzz fuzz-smoke bench install clean run
+.PHONY: all check fuzz fuzz-smoke bench install clean run distro-check
 .SUFFIXES:
 .SECONDARY:
 

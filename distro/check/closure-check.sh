@@ -1,0 +1,50 @@
+# closure-check.sh - in the build sandbox: a package's programs and libraries
+# load with nothing but the store, and its smoke command works
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Run by the bootstrap's busybox sh, in a sandbox holding only the closure
+# of the package, the bootstrap and busybox (no /bin, /usr, /lib):
+#   sh closure-check.sh BUSYBOX PACKAGE BOOTSTRAP-TOOLS COMMAND
+# Every ELF file in PACKAGE's bin, sbin, libexec and lib (top level) has its
+# libraries resolved by the store's loader (ld.so --list): a library not
+# found fails the check. Every script's #! interpreter must be an executable
+# in the store. COMMAND (if not empty) runs with PACKAGE's bin first in
+# PATH; its output is kept in $out/smoke for the caller to compare.
+set -e
+bb=$1 pkg=$2 boot=$3 cmd=$4
+store=${pkg%/*}
+ld=$boot/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
+fail () { echo "closure-check: $*" >&2; exit 1; }
+"$bb" mkdir -p "$out"
+elf=0 scripts=0
+for dir in bin sbin libexec lib; do
+	[ -d "$pkg/$dir" ] || continue
+	if [ "$dir" = lib ]; then depth=1; else depth=3; fi
+	for f in $("$bb" find "$pkg/$dir" -maxdepth "$depth" -type f); do
+		magic=$("$bb" head -c 4 "$f" | "$bb" od -An -c | "$bb" tr -d ' ')
+		case $magic in
+		177ELF)
+			"$ld" --list "$f" >"$out/ld.tmp" 2>&1 ||
+				{ "$bb" cat "$out/ld.tmp" >&2; fail "$f: the loader cannot load it"; }
+			if "$bb" grep -q 'not found' "$out/ld.tmp"; then
+				"$bb" cat "$out/ld.tmp" >&2
+				fail "$f: a library is missing"
+			fi
+			elf=$((elf + 1)) ;;
+		'#!'*)
+			interp=$("$bb" head -n 1 "$f" | "$bb" sed 's/^#! *//; s/[ 	].*//')
+			case $interp in
+			"$store"/*) [ -x "$interp" ] || fail "$f: its interpreter $interp is missing" ;;
+			*) fail "$f: its interpreter $interp is outside the store" ;;
+			esac
+			scripts=$((scripts + 1)) ;;
+		esac
+	done
+done
+"$bb" rm -f "$out/ld.tmp"
+echo "$elf ELF files, $scripts scripts" >"$out/report"
+if [ -n "$cmd" ]; then
+	PATH=$pkg/bin:$pkg/sbin:$boot/bin
+	export PATH
+	eval "$cmd" >"$out/smoke" 2>&1 || { "$bb" cat "$out/smoke" >&2; fail "'$cmd' failed"; }
+fi
