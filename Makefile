@@ -87,10 +87,10 @@ $(B)/cli/%.o: cli/%.c
 # guild compiles each module with the others on its load path.
 $(B)/scheme/go/%.go: scheme/modules/%.scm
 	@mkdir -p $(dir $@)
-	GUILE_AUTO_COMPILE=0 $(GUILD) compile -W0 -L scheme/modules -L distro -o $@ $< >/dev/null
+	GUILE_AUTO_COMPILE=0 $(GUILD) compile -W0 -L scheme/modules -L distro -L build-aux/guild -o $@ $< >/dev/null
 $(B)/scheme/go/%.go: distro/%.scm
 	@mkdir -p $(dir $@)
-	GUILE_AUTO_COMPILE=0 $(GUILD) compile -W0 -L scheme/modules -L distro -o $@ $< >/dev/null
+	GUILE_AUTO_COMPILE=0 $(GUILD) compile -W0 -L scheme/modules -L distro -L build-aux/guild -o $@ $< >/dev/null
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
