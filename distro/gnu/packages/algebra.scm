@@ -5,14 +5,8 @@
   #:use-module (guix download)
   #:use-module (guix build-system gnu)
   #:use-module (guix licenses)
+  #:use-module (gnu packages readline)
   #:export (bc))
-
-;;; readline is looked up when this module is loaded, not imported by
-;;; #:use-module: guild, compiling this module at make time, would load
-;;; (gnu packages readline), whose origin needs base32, a primitive that
-;;; exists only inside cix.
-(define readline
-  (module-ref (resolve-interface '(gnu packages readline)) 'readline))
 
 (define bc
   (package

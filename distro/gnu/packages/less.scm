@@ -5,14 +5,8 @@
   #:use-module (guix download)
   #:use-module (guix build-system gnu)
   #:use-module (guix licenses)
+  #:use-module (gnu packages ncurses)
   #:export (less))
-
-;;; ncurses is looked up when this module is loaded, not imported by
-;;; #:use-module: guild, compiling this module at make time, would load
-;;; (gnu packages ncurses), whose origin needs base32, a primitive that
-;;; exists only inside cix.
-(define ncurses
-  (module-ref (resolve-interface '(gnu packages ncurses)) 'ncurses))
 
 (define less
   (package

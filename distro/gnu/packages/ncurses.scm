@@ -18,12 +18,8 @@
               (sha256
                (base32 "0nc14knjp080h6n06dpwnhmn68azqz290qhbydrm0z68k8yjhcb9"))))
     (build-system gnu-build-system)
-    ;; The manual pages (about 1 MiB) go to their own output.  Guix writes
-    ;; ("out" "doc"); they are named here in sorted order because cix's
-    ;; lowering (cix_input_path in lib/lower.c) pairs the outputs as
-    ;; written with their paths in the derivation's sorted order, so that
-    ;; with ("out" "doc") a dependent got "doc" for ncurses's "out".
-    (outputs '("doc" "out"))
+    ;; The manual pages (about 1 MiB) go to their own output.
+    (outputs '("out" "doc"))
     (arguments
      ;; There is no test suite: test/ holds demonstration programs, and
      ;; the Makefiles have no "check" target.
