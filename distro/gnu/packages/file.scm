@@ -5,14 +5,8 @@
   #:use-module (guix download)
   #:use-module (guix build-system gnu)
   #:use-module ((guix licenses) #:select (bsd-2))
+  #:use-module (gnu packages compression)
   #:export (file))
-
-;; The inputs from (gnu packages compression) are looked up when the
-;; package is evaluated, inside cix: guild, which compiles this module at
-;; `make' time, cannot load another package module (its origins call
-;; cix's primitives, which exist only inside cix).
-(define (compression name)
-  (module-ref (resolve-interface '(gnu packages compression)) name))
 
 (define file
   (package
@@ -33,7 +27,7 @@
     ;; package: the bootstrap has no zlib.h, so configure finds none.
     ;; The test suite (`make check': each tests/*.testfile against its
     ;; .result) runs whole.
-    (inputs (list (compression 'bzip2) (compression 'xz)))
+    (inputs (list bzip2 xz))
     (synopsis "Tell what kind of data a file holds")
     (description
      "The file command looks at the contents of files, not their names,
