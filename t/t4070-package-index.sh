@@ -202,11 +202,14 @@ test_expect_success 'an unwritable cache does not stop the answer' '
 	rm "$HOME/.cache/cix/packages"
 '
 
-test_expect_success 'every package of the distribution evaluates' '
+test_expect_success 'every package of the distribution evaluates, with a license, a synopsis, a description, a home page' '
 	CIX_SCHEME_PATH=$DISTRO_PATH cix package -A >dist.out 2>dist.err &&
 	test_line_count = 0 dist.err &&
 	test $(wc -l <dist.out) -ge 11 &&
-	cut -f1 dist.out >names && LC_ALL=C sort -c names
+	cut -f1 dist.out >names && LC_ALL=C sort -c names &&
+	CIX_SCHEME_PATH=$DISTRO_PATH cix package -s . >dist.rec &&
+	test $(grep -c "^name: " dist.rec) = $(wc -l <dist.out) &&
+	! grep -E "^(license|synopsis|description|homepage): *$" dist.rec
 '
 
 test_expect_success BOOTSTRAP 'and lowers to a derivation' '

@@ -4,7 +4,9 @@
   #:use-module (guix packages)
   #:use-module (guix download)
   #:use-module (guix build-system gnu)
-  #:use-module (guix licenses)
+  ;; bzip2 is the package here; its license is license:bzip2.
+  #:use-module ((guix licenses)
+                #:select (gpl3+ gpl2+ lgpl2.1+ public-domain (bzip2 . license:bzip2)))
   #:export (gzip xz bzip2))
 
 (define gzip
@@ -84,4 +86,4 @@ transform followed by Huffman coding, which usually gives smaller files
 than gzip, more slowly.  The package has the bzip2, bunzip2, bzcat and
 bzip2recover commands, and libbzip2, the library behind them.")
     (home-page "https://sourceware.org/bzip2/")
-    (license bzip2)))
+    (license license:bzip2)))
