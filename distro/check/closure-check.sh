@@ -8,8 +8,8 @@
 # Every ELF file in PACKAGE's bin, sbin, libexec and lib (top level) has its
 # libraries resolved by the store's loader (ld.so --list): a library not
 # found fails the check. Every script's #! interpreter must be an executable
-# in the store. COMMAND (if not empty) runs with PACKAGE's bin first in
-# PATH; its output is kept in $out/smoke for the caller to compare.
+# in the store. COMMAND (if not empty) runs in bash with PACKAGE's bin first
+# in PATH; its output is kept in $out/smoke for the caller to compare.
 set -e
 bb=$1 pkg=$2 boot=$3 cmd=$4
 store=${pkg%/*}
@@ -43,8 +43,11 @@ for dir in bin sbin libexec lib; do
 done
 "$bb" rm -f "$out/ld.tmp"
 echo "$elf ELF files, $scripts scripts" >"$out/report"
+# The command runs in the bootstrap's bash, not busybox's sh: busybox would
+# run its own applets (sed, diff, tar...) in place of the package's.
 if [ -n "$cmd" ]; then
 	PATH=$pkg/bin:$pkg/sbin:$boot/bin
 	export PATH
-	eval "$cmd" >"$out/smoke" 2>&1 || { "$bb" cat "$out/smoke" >&2; fail "'$cmd' failed"; }
+	"$boot/bin/bash" -c "$cmd" >"$out/smoke" 2>&1 ||
+		{ "$bb" cat "$out/smoke" >&2; fail "'$cmd' failed"; }
 fi
