@@ -313,14 +313,25 @@ int cix_db_serve_commits(struct cix_db *db, volatile sig_atomic_t *stop, struct 
 	if (cix_writer_serve(w) < 0)
 		return cix_error(err, -CIX_EEXIST,
 				 "another process commits the registrations of this database");
-	while (!*stop) {
+	/*
+	 * The mutex is taken only when requests came since the last round (and
+	 * once in a while, for those a writer may have left): a committer
+	 * idle, or stopped while idle, holds nothing the writers need.
+	 */
+	uint32_t served = cix_writer_submitted(w) - 1;
+	for (int idle = 0; !*stop;) {
 		uint32_t seen = cix_writer_submitted(w);
-		cix_writer_lock(w);
-		/* (Errors are the requests': each learns its own.) */
-		commit_waiting(db, NULL, &count, &e);
-		cix_writer_unlock(w);
-		if (!count)
-			cix_writer_wait_submit(w, seen, 1000);
+		if (seen != served || ++idle >= 30) {
+			cix_writer_lock(w);
+			/* (Errors are the requests': each learns its own.) */
+			commit_waiting(db, NULL, &count, &e);
+			cix_writer_unlock(w);
+			served = seen;
+			idle = 0;
+			if (count)
+				continue;
+		}
+		cix_writer_wait_submit(w, seen, 1000);
 	}
 	cix_writer_unserve(w);
 	return 0;

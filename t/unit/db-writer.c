@@ -219,7 +219,18 @@ int main(void)
 	 * meanwhile are committed by their writers, in one transaction where
 	 * one failing leaves the other.
 	 */
-	kill(committer, SIGSTOP);
+	{
+		/*
+		 * Stopped while it does not hold the mutex (held here meanwhile):
+		 * stopped while holding it, it would keep every writer waiting,
+		 * as any holder of a lock does.
+		 */
+		struct cix_writer *w = cix_writer_open(wfile);
+		cix_writer_lock(w);
+		kill(committer, SIGSTOP);
+		cix_writer_unlock(w);
+		cix_writer_close(w);
+	}
 	pid_t bad = fork();
 	if (bad == 0)
 		_exit(bad_writer());
