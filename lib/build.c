@@ -9,6 +9,7 @@
 #include "refscan.h"
 #include "sandbox.h"
 #include "fetch.h"
+#include "profile-build.h"
 #include "buildlog.h"
 #include "strvec.h"
 #include "store-path.h"
@@ -674,7 +675,8 @@ static int build(struct building *b, struct cix_err *err)
 	 */
 	pthread_mutex_unlock(b->lock);
 	unlocked = 1;
-	if (strcmp(drv->builder, "builtin:fetchurl") &&
+	/* The builtins run as cix itself (builtin:profile: lib/profile-build.c). */
+	if (strcmp(drv->builder, "builtin:fetchurl") && strcmp(drv->builder, "builtin:profile") &&
 	    (r = cix_build_user_acquire(s, &b->user, err)) < 0)
 		goto out;
 	if ((r = cix_build_dir_create(s, &b->user, &b->build_dir, err)) < 0)
@@ -689,9 +691,15 @@ static int build(struct building *b, struct cix_err *err)
 	if ((r = cix_build_log_open(b->drv_path, &log, err)) < 0)
 		goto out;
 	make_env(&env, s, drv, SANDBOX_BUILD_DIR, b->opts->cores);
-	if (!strcmp(drv->builder, "builtin:fetchurl"))
+	if (!strcmp(drv->builder, "builtin:fetchurl")) {
 		r = run_builtin_fetchurl(b, root.buf, log, err);
-	else
+	} else if (!strcmp(drv->builder, "builtin:profile")) {
+		r = cix_build_run_profile(drv, b->drv_path, s->store_dir, root.buf, &inputs, err);
+		if (r < 0 && err) {
+			cix_build_log_write(log, err->msg, strlen(err->msg));
+			cix_build_log_write(log, "\n", 1);
+		}
+	} else
 		r = run_sandboxed(b, env.kv, root.buf, &inputs, log, &status, err);
 	if (r < 0)
 		goto out;
