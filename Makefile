@@ -189,4 +189,4 @@ clean:
 .SUFFIXES:
 .SECONDARY:
 
--include $(shell find $(B) $(FB) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) $(FB) -name '*.d' -type f -not -path '*/distro-check/*' 2>/dev/null)

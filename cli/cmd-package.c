@@ -1,6 +1,7 @@
 /* cmd-package.c - cix package: the package index's queries (-A, -s) */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
+#include "package.h"
 #include "pkg-index.h"
 #include "scheme.h"
 #include "strbuf.h"
@@ -16,7 +17,22 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: cix package [OPTION]...\n"
-		"Query the packages of the distribution.\n\n"
+		"Install and remove packages in a profile, switch its generations, and\n"
+		"query the packages of the distribution. The actions of one command are\n"
+		"one transaction: one new generation.\n\n"
+		"  -i, --install=PACKAGE  install PACKAGE (NAME, NAME-VERSION, NAME:OUTPUT)\n"
+		"  -r, --remove=PACKAGE   remove PACKAGE (NAME or NAME:OUTPUT)\n"
+		"  -p, --profile=PROFILE  use PROFILE (default: the user's, ~/.cix-profile)\n"
+		"      --roll-back        switch to the previous generation\n"
+		"  -S, --switch-generation=N  switch to generation N (+N, -N: relative)\n"
+		"      --delete-generations[=N,M,A..B]\n"
+		"                         delete those generations (all but the current)\n"
+		"  -l, --list-generations list the generations and what they hold\n"
+		"  -I, --list-installed[=REGEXP]\n"
+		"                         list the installed packages (name, version,\n"
+		"                         output, path)\n"
+		"  -n, --dry-run          say what would be done, do nothing\n"
+		"      --max-silent-time=S  fail a build silent for S seconds\n"
 		"  -A, --list-available[=REGEXP]\n"
 		"                         list the packages whose name matches REGEXP (all\n"
 		"                         without it): name, version, outputs, place\n"
@@ -119,7 +135,20 @@ static void answer(const struct query *q, const struct cix_pkg_entry **v, size_t
 
 int cmd_package(int argc, char **argv)
 {
+	enum { OPT_ROLLBACK = 0x100, OPT_DELETE, OPT_SILENT, OPT_FALLBACK, OPT_NOSUBST };
 	static const struct option longopts[] = {
+		{ "install", required_argument, NULL, 'i' },
+		{ "remove", required_argument, NULL, 'r' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "roll-back", no_argument, NULL, OPT_ROLLBACK },
+		{ "switch-generation", required_argument, NULL, 'S' },
+		{ "delete-generations", optional_argument, NULL, OPT_DELETE },
+		{ "list-generations", optional_argument, NULL, 'l' },
+		{ "list-installed", optional_argument, NULL, 'I' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "max-silent-time", required_argument, NULL, OPT_SILENT },
+		{ "fallback", no_argument, NULL, OPT_FALLBACK },
+		{ "no-substitutes", no_argument, NULL, OPT_NOSUBST },
 		{ "list-available", optional_argument, NULL, 'A' },
 		{ "search", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
@@ -132,8 +161,35 @@ int cmd_package(int argc, char **argv)
 	const struct cix_pkg_entry **v = NULL;
 	int c, r = 0;
 
-	while ((c = getopt_long(argc, argv, ":A::s:hV", longopts, NULL)) != -1) {
+	struct pkg_opts po = { 0 };
+	int actions = 0;
+	while ((c = getopt_long(argc, argv, ":A::s:i:r:p:S:l::I::nhV", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'i': strvec_push(&po.installs, optarg); actions++; break;
+		case 'r': strvec_push(&po.removes, optarg); actions++; break;
+		case 'p': po.profile = optarg; break;
+		case OPT_ROLLBACK: po.roll_back = 1; actions++; break;
+		case 'S': po.switch_to = optarg; actions++; break;
+		case OPT_DELETE: po.delete_generations = 1; po.delete_pattern = optarg; actions++; break;
+		case 'l': po.list_generations = 1; actions++; break;
+		case 'I':
+			po.list_installed = 1;
+			po.installed_rx = optarg;
+			if (!optarg && optind < argc && argv[optind][0] != '-')
+				po.installed_rx = argv[optind++];
+			actions++;
+			break;
+		case 'n': po.dry_run = 1; break;
+		case OPT_FALLBACK: case OPT_NOSUBST: break;   /* no substitutes yet */
+		case OPT_SILENT: {
+			unsigned long long secs;
+			if (cix_parse_decimal(optarg, 315360000, &secs) < 0) {
+				free(qs);
+				return usage_error("invalid number '%s'", optarg);
+			}
+			po.max_silent = (unsigned)secs;
+			break;
+		}
 		case 'A':
 		case 's':
 			ALLOC_GROW(qs, nr + 1, alloc);
@@ -153,9 +209,18 @@ int cmd_package(int argc, char **argv)
 		free(qs);
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	}
+	if (actions) {
+		free(qs);
+		if (nr)
+			return usage_error("queries (-A, -s) and profile actions are separate commands");
+		r = package_run(&po);
+		strvec_clear(&po.installs);
+		strvec_clear(&po.removes);
+		return r;
+	}
 	if (!nr) {
 		free(qs);
-		return usage_error("no query given (-A or -s)");
+		return usage_error("nothing to do (try -i, -r, -I, -A or -s)");
 	}
 	for (size_t i = 0; i < nr; i++) {
 		int e;

@@ -154,6 +154,36 @@ out:
 	return r;
 }
 
+int cix_lower_profile(struct cix_lower *l, const char *const *paths, size_t n,
+		      const char *manifest, char **drv_path, char **out_path, struct cix_err *err)
+{
+	struct cix_drv *drv = cix_drv_new();
+	struct strvec outs = STRVEC_INIT;
+	struct strbuf list = STRBUF_INIT;
+	int r;
+
+	cix_drv_add_output(drv, "out", "", "", "");
+	cix_drv_set_platform(drv, "builtin");
+	cix_drv_set_builder(drv, "builtin:profile");
+	for (size_t i = 0; i < n; i++) {
+		cix_drv_add_input_src(drv, paths[i]);
+		strbuf_addf(&list, "%s%s", i ? "\n" : "", paths[i]);
+	}
+	cix_drv_setenv(drv, "builder", "builtin:profile");
+	cix_drv_setenv(drv, "manifest", manifest);
+	cix_drv_setenv(drv, "name", "profile");
+	cix_drv_setenv(drv, "paths", list.buf);
+	cix_drv_setenv(drv, "preferLocalBuild", "1");
+	cix_drv_setenv(drv, "system", "builtin");
+	r = finish_drv(l, drv, "profile", drv_path, &outs, err);
+	if (!r)
+		*out_path = xstrdup(outs.v[0]);
+	cix_drv_free(drv);
+	strvec_clear(&outs);
+	strbuf_release(&list);
+	return r;
+}
+
 int cix_item_path(const char *store_dir, const struct cix_item *it, struct strbuf *out,
 		  struct cix_err *err)
 {

@@ -117,6 +117,14 @@ int cix_lower_item(struct cix_lower *l, struct cix_item *it, struct cix_err *err
 int cix_lower_file(struct cix_lower *l, struct cix_file *f, struct cix_err *err);
 
 /*
+ * A profile generation: the derivation of builtin:profile (lib/profile.h)
+ * over the store paths given (valid ones: they are its input sources), with
+ * the manifest text; its .drv is written to the store.
+ */
+int cix_lower_profile(struct cix_lower *l, const char *const *paths, size_t n,
+		      const char *manifest, char **drv_path, char **out_path, struct cix_err *err);
+
+/*
  * The store path an input stands for, after lowering (the package's output
  * named, "out" by default); NULL if there is no such output.
  */

@@ -59,7 +59,7 @@ void cix_generations_release(struct cix_generation *v, size_t n);
 /* The generations of PROFILE, by number; none when it has none. */
 int cix_profile_generations(const char *profile, struct cix_generation **v, size_t *n,
 			    struct cix_err *err);
-/* The number of the current generation; 0 with *none set when there is none. */
+/* The number of the current generation; -1 when the profile does not exist. */
 int cix_profile_current(const char *profile, long *number, struct cix_err *err);
 
 /* Take PROFILE.lock (waiting for it); *fd to give to cix_profile_unlock. */

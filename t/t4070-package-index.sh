@@ -74,10 +74,10 @@ test_expect_success 'setup: two package modules of the test' '
 	EOF
 '
 
-test_expect_success 'cix package --help and --version; no query is a usage error' '
+test_expect_success 'cix package --help and --version; nothing to do is a usage error' '
 	cix package --help >help.out && grep -q -- "--list-available" help.out &&
 	cix package --version >v.out && grep -q "cix package (cix)" v.out &&
-	test_expect_code 2 cix package 2>err && grep -q "no query" err &&
+	test_expect_code 2 cix package 2>err && grep -q "nothing to do" err &&
 	test_expect_code 2 cix package --frobnicate 2>err && test_line_count = 2 err &&
 	test_expect_code 2 cix package -s 2>err
 '

@@ -1,0 +1,396 @@
+/* package-tx.c - cix package's transactions on profiles: install, remove, generations */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "cix.h"
+#include "package.h"
+#include "build.h"
+#include "lower.h"
+#include "profile.h"
+#include "remote.h"
+#include "scheme.h"
+#include "store.h"
+#include "util.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static int mkdirs(const char *path, mode_t mode)
+{
+	char *p = xstrdup(path);
+	int r = 0;
+	for (char *c = p + 1; ; c++) {
+		if (*c && *c != '/')
+			continue;
+		char saved = *c;
+		*c = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			r = -errno;
+		*c = saved;
+		if (!saved || r)
+			break;
+	}
+	free(p);
+	return r;
+}
+
+/*
+ * The profile: -p PROFILE, or STATE/profiles/per-user/USER/cix-profile,
+ * with ~/.cix-profile linking to it, and STATE/gcroots/profiles making
+ * every generation a GC root.
+ */
+static int profile_path(struct cix_store *s, const char *given, struct strbuf *out,
+			struct cix_err *err)
+{
+	struct strbuf dir = STRBUF_INIT, link = STRBUF_INIT;
+	int r = 0;
+	if (given) {
+		char *slash;
+		strbuf_addstr(out, given);
+		if ((slash = strrchr(out->buf, '/')) && slash != out->buf) {
+			strbuf_add(&dir, out->buf, (size_t)(slash - out->buf));
+			if ((r = mkdirs(dir.buf, 0755)) < 0)
+				r = cix_error(err, r, "cannot create '%s'", dir.buf);
+		}
+		strbuf_release(&dir);
+		return r;
+	}
+	struct passwd *pw = getpwuid(getuid());
+	const char *user = pw ? pw->pw_name : getenv("USER");
+	if (!user || !*user || strchr(user, '/'))
+		return cix_error(err, -CIX_EINVAL, "cannot tell the user's name");
+	strbuf_addf(&dir, "%s/profiles/per-user/%s", s->state_dir, user);
+	if ((r = mkdirs(dir.buf, 0755)) < 0) {
+		r = cix_error(err, r, "cannot create '%s'", dir.buf);
+		goto out;
+	}
+	strbuf_addf(out, "%s/cix-profile", dir.buf);
+	/* The profiles, roots of the garbage collector. */
+	strbuf_addf(&link, "%s/gcroots", s->state_dir);
+	mkdir(link.buf, 0755);
+	strbuf_addstr(&link, "/profiles");
+	strbuf_reset(&dir);
+	strbuf_addf(&dir, "%s/profiles", s->state_dir);
+	if (symlink(dir.buf, link.buf) < 0 && errno != EEXIST && errno != EACCES)
+		r = cix_error(err, -errno, "cannot create '%s'", link.buf);
+	/* ~/.cix-profile, when the user has none. */
+	const char *home = getenv("HOME");
+	if (!r && home && *home == '/') {
+		strbuf_reset(&link);
+		strbuf_addf(&link, "%s/.cix-profile", home);
+		struct stat st;
+		if (lstat(link.buf, &st) < 0 && errno == ENOENT && symlink(out->buf, link.buf) < 0)
+			fprintf(stderr, "%s: warning: cannot create '%s': %s\n", cix_progname,
+				link.buf, strerror(errno));
+	}
+out:
+	strbuf_release(&dir);
+	strbuf_release(&link);
+	return r;
+}
+
+static int build(struct cix_store *s, const char **drvs, size_t n, const struct pkg_opts *o,
+		 struct cix_err *err)
+{
+	struct cix_build_opts bo = {
+		.max_jobs = 1, .log_fd = 2, .max_silent = o->max_silent,
+	};
+	return s->remote ? cix_remote_build(s->remote, drvs, n, &bo, err)
+			 : cix_build_derivations(s, drvs, n, &bo, err);
+}
+
+/* The outputs a package propagates (transitively), installed along with it. */
+static void propagated(const struct cix_package *p, struct strvec *deps, int depth)
+{
+	if (depth > 64)
+		return;
+	for (size_t i = p->nr_inputs - p->nr_propagated; i < p->nr_inputs; i++) {
+		const struct cix_input *in = &p->inputs[i];
+		const char *path = cix_input_path(in);
+		if (path)
+			strvec_push(deps, path);
+		if (in->kind == CIX_INPUT_PACKAGE)
+			propagated(in->u.package, deps, depth + 1);
+	}
+}
+
+/* -i SPEC: the package built, and its manifest entry. */
+static int install_one(struct cix_store *s, struct cix_lower *l, const char *spec,
+		       struct cix_manifest *m, const struct pkg_opts *o, struct cix_err *err)
+{
+	struct cix_scheme_target t;
+	int r;
+	if ((r = cix_scheme_read_spec(spec, &t, err)) < 0 ||
+	    (r = cix_lower_package(l, t.package, err)) < 0)
+		return r;
+	struct cix_package *p = t.package;
+	const char *output = t.output ? t.output : "out";
+	const char *path = NULL;
+	for (size_t i = 0; i < p->outputs.nr && i < p->out_paths.nr; i++)
+		if (!strcmp(p->outputs.v[i], output))
+			path = p->out_paths.v[i];
+	if (!path)
+		return cix_error(err, -CIX_ENOTFOUND, "package '%s' has no output '%s'", p->name,
+				 output);
+	if (o->dry_run) {
+		fprintf(stderr, "would install %s-%s:%s (%s)\n", p->name, p->version, output, path);
+	} else {
+		const char *drv = p->drv_path;
+		if ((r = build(s, &drv, 1, o, err)) < 0)
+			return r;
+	}
+	cix_manifest_remove(m, p->name, output);
+	struct cix_manifest_entry *e = cix_manifest_add(m, p->name, p->version, output, path);
+	propagated(p, &e->deps, 0);
+	strvec_sort_unique(&e->deps);
+	return 0;
+}
+
+/* Build the generation for m and switch to it. */
+static int commit(struct cix_store *s, struct cix_lower *l, const char *profile,
+		  struct cix_manifest *m, const struct pkg_opts *o, struct cix_err *err)
+{
+	struct strvec paths = STRVEC_INIT;
+	struct strbuf text = STRBUF_INIT;
+	char *drv = NULL, *out = NULL;
+	long number;
+	int r;
+
+	cix_manifest_sort(m);
+	for (size_t i = 0; i < m->nr; i++) {
+		strvec_push(&paths, m->v[i].path);
+		for (size_t k = 0; k < m->v[i].deps.nr; k++)
+			strvec_push(&paths, m->v[i].deps.v[k]);
+	}
+	/* Each path once, the first place kept. */
+	for (size_t i = 0, k; i < paths.nr; i++)
+		for (k = i + 1; k < paths.nr;)
+			if (!strcmp(paths.v[i], paths.v[k])) {
+				free(paths.v[k]);
+				memmove(&paths.v[k], &paths.v[k + 1], (paths.nr - k - 1) * sizeof(char *));
+				paths.nr--;
+			} else {
+				k++;
+			}
+	cix_manifest_format(m, &text);
+	if ((r = cix_lower_profile(l, (const char *const *)paths.v, paths.nr, text.buf, &drv, &out,
+				   err)) < 0)
+		goto out;
+	if (o->dry_run) {
+		fprintf(stderr, "would make a new generation: %s\n", out);
+		goto out;
+	}
+	if ((r = build(s, (const char **)&drv, 1, o, err)) < 0 ||
+	    (r = cix_profile_add_generation(profile, out, &number, err)) < 0)
+		goto out;
+	fprintf(stderr, "generation %ld: %s\n", number, out);
+out:
+	strvec_clear(&paths);
+	strbuf_release(&text);
+	free(drv);
+	free(out);
+	return r;
+}
+
+/* The empty profile, for generation 0. */
+static int empty_profile(struct cix_store *s, struct cix_lower *l, const struct pkg_opts *o,
+			 char **out, struct cix_err *err)
+{
+	struct cix_manifest m = { 0 };
+	struct strbuf text = STRBUF_INIT;
+	char *drv = NULL;
+	int r;
+	cix_manifest_format(&m, &text);
+	r = cix_lower_profile(l, NULL, 0, text.buf, &drv, out, err);
+	if (!r)
+		r = build(s, (const char **)&drv, 1, o, err);
+	free(drv);
+	strbuf_release(&text);
+	return r;
+}
+
+static void print_manifest(const struct cix_manifest *m, const regex_t *rx, const char *indent)
+{
+	for (size_t i = 0; i < m->nr; i++)
+		if (!rx || !regexec(rx, m->v[i].name, 0, NULL, 0))
+			printf("%s%s\t%s\t%s\t%s\n", indent, m->v[i].name, m->v[i].version,
+			       m->v[i].output, m->v[i].path);
+}
+
+static int list_generations(const char *profile, struct cix_err *err)
+{
+	struct cix_generation *v = NULL;
+	size_t n = 0;
+	long current = 0;
+	int r;
+	if ((r = cix_profile_generations(profile, &v, &n, err)) < 0 ||
+	    (r = cix_profile_current(profile, &current, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		struct cix_manifest m = { 0 };
+		char when[64];
+		struct tm tm;
+		localtime_r(&v[i].time, &tm);
+		strftime(when, sizeof(when), "%b %d %Y %H:%M:%S", &tm);
+		printf("Generation %ld\t%s%s\n", v[i].number, when,
+		       v[i].number == current ? "\t(current)" : "");
+		if (cix_manifest_read(v[i].target, &m, err) == 0)
+			print_manifest(&m, NULL, "  ");
+		cix_manifest_release(&m);
+		putchar('\n');
+	}
+out:
+	cix_generations_release(v, n);
+	return r;
+}
+
+/* "3", "+1", "-1": the generation -S names. */
+static int switch_target(const char *profile, const char *arg, long *number, struct cix_err *err)
+{
+	unsigned long long v;
+	long current = 0;
+	int sign = arg[0] == '+' ? 1 : arg[0] == '-' ? -1 : 0;
+	if (cix_parse_decimal(arg + (sign != 0), 1000000000, &v) < 0)
+		return cix_error(err, -CIX_EINVAL, "invalid generation '%s'", arg);
+	if (!sign) {
+		*number = (long)v;
+		return 0;
+	}
+	int r = cix_profile_current(profile, &current, err);
+	*number = current + sign * (long)v;
+	return r;
+}
+
+/* --delete-generations[=N,M,A..B]: without a pattern, every one but the current. */
+static int delete_generations(const char *profile, const char *pattern, struct cix_err *err)
+{
+	struct cix_generation *v = NULL;
+	size_t n = 0, nr = 0;
+	long current = 0, *del = NULL;
+	int r;
+	if ((r = cix_profile_generations(profile, &v, &n, err)) < 0 ||
+	    (r = cix_profile_current(profile, &current, err)) < 0)
+		goto out;
+	del = xcalloc(n + 1, sizeof(*del));
+	for (size_t i = 0; i < n; i++) {
+		int want = 0;
+		if (!pattern) {
+			want = v[i].number != current;
+		} else {
+			char *copy = xstrdup(pattern), *save = NULL;
+			for (char *t = strtok_r(copy, ",", &save); t && !want;
+			     t = strtok_r(NULL, ",", &save)) {
+				char *dots = strstr(t, "..");
+				unsigned long long a, b;
+				if (dots) {
+					*dots = '\0';
+					if (cix_parse_decimal(t, 1000000000, &a) < 0 ||
+					    cix_parse_decimal(dots + 2, 1000000000, &b) < 0) {
+						free(copy);
+						r = cix_error(err, -CIX_EINVAL, "invalid pattern '%s'", pattern);
+						goto out;
+					}
+				} else if (cix_parse_decimal(t, 1000000000, &a) < 0) {
+					free(copy);
+					r = cix_error(err, -CIX_EINVAL, "invalid pattern '%s'", pattern);
+					goto out;
+				} else {
+					b = a;
+				}
+				want = v[i].number >= (long)a && v[i].number <= (long)b;
+			}
+			free(copy);
+		}
+		if (want)
+			del[nr++] = v[i].number;
+	}
+	r = cix_profile_delete_generations(profile, del, nr, err);
+	for (size_t i = 0; !r && i < nr; i++)
+		fprintf(stderr, "deleted generation %ld\n", del[i]);
+out:
+	free(del);
+	cix_generations_release(v, n);
+	return r;
+}
+
+int package_run(const struct pkg_opts *o)
+{
+	struct cix_err err = { 0 };
+	struct cix_store *s = NULL;
+	struct strbuf profile = STRBUF_INIT;
+	struct cix_manifest m = { 0 };
+	int lock = -1, r;
+
+	if ((r = cix_store_open_client(&s, &err)) < 0 ||
+	    (r = profile_path(s, o->profile, &profile, &err)) < 0 ||
+	    (r = cix_profile_lock(profile.buf, &lock, &err)) < 0)
+		goto out;
+	struct cix_lower l = { s, "x86_64-linux" };
+	if (o->roll_back) {
+		char *empty = NULL;
+		long number = 0;
+		if ((r = empty_profile(s, &l, o, &empty, &err)) == 0 &&
+		    (r = cix_profile_roll_back(profile.buf, empty, &number, &err)) == 0)
+			fprintf(stderr, "switched to generation %ld\n", number);
+		free(empty);
+		if (r < 0)
+			goto out;
+	}
+	if (o->switch_to) {
+		long number = 0;
+		if ((r = switch_target(profile.buf, o->switch_to, &number, &err)) < 0 ||
+		    (r = cix_profile_switch(profile.buf, number, &err)) < 0)
+			goto out;
+		fprintf(stderr, "switched to generation %ld\n", number);
+	}
+	if (o->installs.nr || o->removes.nr) {
+		if ((r = cix_manifest_read(profile.buf, &m, &err)) < 0)
+			goto out;
+		for (size_t i = 0; i < o->removes.nr; i++) {
+			const char *spec = o->removes.v[i], *colon = strrchr(spec, ':');
+			char *name = colon ? xmemdup(spec, (size_t)(colon - spec)) : xstrdup(spec);
+			size_t gone = cix_manifest_remove(&m, name, colon ? colon + 1 : NULL);
+			free(name);
+			if (!gone) {
+				r = cix_error(&err, -CIX_ENOTFOUND, "package '%s' is not installed", spec);
+				goto out;
+			}
+		}
+		for (size_t i = 0; i < o->installs.nr; i++)
+			if ((r = install_one(s, &l, o->installs.v[i], &m, o, &err)) < 0)
+				goto out;
+		if ((r = commit(s, &l, profile.buf, &m, o, &err)) < 0)
+			goto out;
+	}
+	if (o->delete_generations &&
+	    (r = delete_generations(profile.buf, o->delete_pattern, &err)) < 0)
+		goto out;
+	if (o->list_installed) {
+		regex_t rx;
+		cix_manifest_release(&m);
+		if ((r = cix_manifest_read(profile.buf, &m, &err)) < 0)
+			goto out;
+		if (o->installed_rx && regcomp(&rx, o->installed_rx, REG_EXTENDED | REG_NOSUB)) {
+			r = cix_error(&err, -CIX_EINVAL, "invalid regular expression '%s'",
+				      o->installed_rx);
+			goto out;
+		}
+		print_manifest(&m, o->installed_rx ? &rx : NULL, "");
+		if (o->installed_rx)
+			regfree(&rx);
+	}
+	if (o->list_generations && (r = list_generations(profile.buf, &err)) < 0)
+		goto out;
+out:
+	if (lock >= 0)
+		cix_profile_unlock(lock);
+	cix_manifest_release(&m);
+	strbuf_release(&profile);
+	cix_store_close(s);
+	return r < 0 ? error_err(&err) : 0;
+}

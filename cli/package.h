@@ -1,0 +1,25 @@
+/* package.h - cix package: what its options ask (cmd-package.c), done by package-tx.c */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef CIX_CLI_PACKAGE_H
+#define CIX_CLI_PACKAGE_H
+
+#include "strvec.h"
+
+struct pkg_opts {
+	const char *profile;          /* -p, or NULL: the user's */
+	struct strvec installs;       /* -i SPEC */
+	struct strvec removes;        /* -r NAME[:OUTPUT] */
+	int roll_back, dry_run;
+	const char *switch_to;        /* -S N|+N|-N */
+	int delete_generations;
+	const char *delete_pattern;   /* NULL: all but the current */
+	int list_installed;
+	const char *installed_rx;
+	int list_generations;
+	unsigned max_silent;
+};
+
+/* The transaction and the profile queries; returns an exit code. */
+int package_run(const struct pkg_opts *o);
+
+#endif

@@ -1,0 +1,154 @@
+#!/bin/sh
+# t5010-package-profile.sh - cix package: install, remove, generations, roll-back
+# SPDX-License-Identifier: GPL-3.0-or-later
+test_description='cix package -i/-r/-I/-l/-S/--roll-back/--delete-generations on profiles: generations built by builtin:profile, switched atomically'
+. "$(dirname "$0")/test-lib.sh"
+
+CIX_STORE_DIR=$TRASH_DIRECTORY/store
+CIX_STATE_DIR=$TRASH_DIRECTORY/state
+CIX_LOG_DIR=$TRASH_DIRECTORY/log
+export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+P=$TRASH_DIRECTORY/pkgs
+CIX_SCHEME_PATH=$CIX_SCHEME_PATH:$P
+USER_NAME=$(id -un)
+PROFILE=$CIX_STATE_DIR/profiles/per-user/$USER_NAME/cix-profile
+
+# A static program of the host's builds the test's packages: $out/bin/NAME
+# saying "NAME VERSION", and $out/share/doc/NAME/README.
+cat >mkpkg.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		exit(2);
+}
+int main(int argc, char **argv)
+{
+	const char *out = getenv("out");
+	const char *prog = argc > 1 ? argv[1] : "x", *version = argc > 2 ? argv[2] : "0";
+	char p[4096], text[256];
+	snprintf(text, sizeof(text), "%s %s\n", prog, version);
+	mkdir(out, 0755);
+	snprintf(p, sizeof(p), "%s/bin", out); mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/bin/%s", out, prog); put(p, text); chmod(p, 0755);
+	snprintf(p, sizeof(p), "%s/share", out); mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/share/doc", out); mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/share/doc/%s", out, prog); mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/share/doc/%s/README", out, prog); put(p, text);
+	return 0;
+}
+EOF
+gcc -static -O2 -o mkpkg mkpkg.c 2>/dev/null && test_set_prereq STATIC
+mkdir -p "$P/gnu/packages"
+cat >"$P/gnu/packages/tp.scm" <<EOF
+(define-module (gnu packages tp)
+  #:use-module (guix packages)
+  #:use-module (guix build-system trivial))
+(define (tp name version prog)
+  (package
+    (name name) (version version)
+    (build-system trivial-build-system)
+    (inputs \`(("mkpkg" ,(local-file "$TRASH_DIRECTORY/mkpkg" "mkpkg"))))
+    (arguments \`(#:implicit-inputs? #f
+                  #:builder ((input "mkpkg") ,prog ,version)))
+    (synopsis "s") (description "d") (home-page "h") (license #f)))
+(define-public alpha-1 (tp "alpha" "1" "alpha"))
+(define-public alpha-2 (tp "alpha" "2" "alpha"))
+(define-public beta (tp "beta" "1" "beta"))
+(define-public clash (tp "clash" "1" "alpha"))
+EOF
+
+test_expect_success 'nothing to do is a usage error; queries and actions are separate' '
+	test_expect_code 2 cix package 2>err && grep -q "nothing to do" err &&
+	test_expect_code 2 cix package -A -i alpha 2>err && grep -q "separate" err
+'
+
+test_expect_success STATIC 'install: generation 1, ~/.cix-profile, the package in bin/' '
+	cix package -i alpha-1 2>err &&
+	grep -q "generation 1:" err &&
+	test "$(readlink "$HOME/.cix-profile")" = "$PROFILE" &&
+	test "$(readlink "$PROFILE")" = cix-profile-1-link &&
+	test "$(cat "$HOME/.cix-profile/bin/alpha")" = "alpha 1" &&
+	cix package -I >installed &&
+	test_line_count = 1 installed &&
+	grep -q "^alpha	1	out	$CIX_STORE_DIR/.*-alpha-1$" installed
+'
+
+test_expect_success STATIC 'install another: generation 2 holds both, shared directories merged' '
+	cix package -i beta 2>err && grep -q "generation 2:" err &&
+	test "$(cat "$PROFILE/bin/beta")" = "beta 1" &&
+	test "$(cat "$PROFILE/bin/alpha")" = "alpha 1" &&
+	test -d "$PROFILE/share/doc" && ! test -L "$PROFILE/share/doc" &&
+	test "$(cat "$PROFILE/share/doc/alpha/README")" = "alpha 1" &&
+	cix package -I >installed && test_line_count = 2 installed
+'
+
+test_expect_success STATIC 'the newest version replaces the installed one' '
+	cix package -i alpha 2>err && grep -q "generation 3:" err &&
+	test "$(cat "$PROFILE/bin/alpha")" = "alpha 2" &&
+	cix package -I alpha >installed && test_line_count = 1 installed &&
+	grep -q "^alpha	2	" installed
+'
+
+test_expect_success STATIC 'remove: a new generation without it; an unknown one refused' '
+	cix package -r beta 2>err && grep -q "generation 4:" err &&
+	test_path_is_missing "$PROFILE/bin/beta" &&
+	test_expect_code 1 cix package -r beta 2>err &&
+	grep -q "not installed" err &&
+	test "$(readlink "$PROFILE")" = cix-profile-4-link
+'
+
+test_expect_success STATIC 'a conflict fails, and the current generation stays' '
+	test_must_fail cix package -i clash 2>err &&
+	grep -q "conflict" err &&
+	test "$(readlink "$PROFILE")" = cix-profile-4-link
+'
+
+test_expect_success STATIC '-n says what would be done and does nothing' '
+	cix package -n -i beta 2>err &&
+	grep -q "would" err &&
+	test "$(readlink "$PROFILE")" = cix-profile-4-link
+'
+
+test_expect_success STATIC 'roll back, list and switch generations' '
+	cix package --roll-back 2>err && grep -q "switched to generation 3" err &&
+	test "$(cat "$PROFILE/bin/beta")" = "beta 1" &&
+	cix package -l >gens &&
+	grep -q "^Generation 3	.*(current)" gens &&
+	test $(grep -c "^Generation" gens) = 4 &&
+	cix package -S 1 2>err && test "$(readlink "$PROFILE")" = cix-profile-1-link &&
+	cix package -S +2 && test "$(readlink "$PROFILE")" = cix-profile-3-link &&
+	cix package -S -1 && test "$(readlink "$PROFILE")" = cix-profile-2-link &&
+	test_must_fail cix package -S 9 2>err && grep -q "does not exist" err
+'
+
+test_expect_success STATIC 'delete generations; the current one is refused' '
+	cix package --delete-generations=1,3..4 2>err &&
+	cix package -l >gens && test $(grep -c "^Generation" gens) = 1 &&
+	test_must_fail cix package --delete-generations=2 2>err &&
+	grep -q "current" err
+'
+
+test_expect_success STATIC 'rolling back from the first generation goes to an empty generation 0' '
+	cix package --roll-back 2>err && grep -q "switched to generation 0" err &&
+	test "$(readlink "$PROFILE")" = cix-profile-0-link &&
+	cix package -I >installed && test_line_count = 0 installed &&
+	test_must_fail cix package --roll-back 2>err
+'
+
+test_expect_success STATIC '-p: another profile, its own generations' '
+	cix package -p "$TRASH_DIRECTORY/other/p" -i beta 2>err &&
+	test "$(readlink other/p)" = p-1-link &&
+	test "$(cat other/p/bin/beta)" = "beta 1"
+'
+
+test_expect_success STATIC 'the generations are roots: the profile store paths are kept' '
+	test -L "$CIX_STATE_DIR/gcroots/profiles" &&
+	test "$(readlink "$CIX_STATE_DIR/gcroots/profiles")" = "$CIX_STATE_DIR/profiles"
+'
+
+test_done
