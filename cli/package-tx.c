@@ -185,8 +185,17 @@ static int commit(struct cix_store *s, struct cix_lower *l, const char *profile,
 		fprintf(stderr, "would make a new generation: %s\n", out);
 		goto out;
 	}
-	if ((r = build(s, (const char **)&drv, 1, o, err)) < 0 ||
-	    (r = cix_profile_add_generation(profile, out, &number, err)) < 0)
+	if ((r = build(s, (const char **)&drv, 1, o, err)) < 0)
+		goto out;
+	/* The same profile as the current generation's: no new generation. */
+	char *cur = realpath(profile, NULL);
+	int same = cur && !strcmp(cur, out);
+	free(cur);
+	if (same) {
+		fprintf(stderr, "nothing to be done\n");
+		goto out;
+	}
+	if ((r = cix_profile_add_generation(profile, out, &number, err)) < 0)
 		goto out;
 	fprintf(stderr, "generation %ld: %s\n", number, out);
 out:

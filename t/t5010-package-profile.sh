@@ -87,6 +87,11 @@ test_expect_success STATIC 'install another: generation 2 holds both, shared dir
 	cix package -I >installed && test_line_count = 2 installed
 '
 
+test_expect_success STATIC 'installing what is installed makes no new generation' '
+	cix package -i beta 2>err && grep -q "nothing to be done" err &&
+	test "$(readlink "$PROFILE")" = cix-profile-2-link
+'
+
 test_expect_success STATIC 'the newest version replaces the installed one' '
 	cix package -i alpha 2>err && grep -q "generation 3:" err &&
 	test "$(cat "$PROFILE/bin/alpha")" = "alpha 2" &&
