@@ -104,37 +104,23 @@ void cix_manifest_sort(struct cix_manifest *m)
 		qsort(m->v, m->nr, sizeof(*m->v), entry_cmp);
 }
 
-static void add_escaped(struct strbuf *sb, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\')
-			strbuf_addstr(sb, "\\\\");
-		else if (*s == '\t')
-			strbuf_addstr(sb, "\\t");
-		else if (*s == '\n')
-			strbuf_addstr(sb, "\\n");
-		else
-			strbuf_addch(sb, *s);
-	}
-}
-
 void cix_manifest_format(const struct cix_manifest *m, struct strbuf *out)
 {
 	strbuf_addstr(out, MAGIC "\n");
 	for (size_t i = 0; i < m->nr; i++) {
 		const struct cix_manifest_entry *e = &m->v[i];
-		add_escaped(out, e->name);
+		strbuf_add_tab_escaped(out, e->name);
 		strbuf_addch(out, '\t');
-		add_escaped(out, e->version);
+		strbuf_add_tab_escaped(out, e->version);
 		strbuf_addch(out, '\t');
-		add_escaped(out, e->output);
+		strbuf_add_tab_escaped(out, e->output);
 		strbuf_addch(out, '\t');
-		add_escaped(out, e->path);
+		strbuf_add_tab_escaped(out, e->path);
 		strbuf_addch(out, '\t');
 		for (size_t k = 0; k < e->deps.nr; k++) {
 			if (k)
 				strbuf_addch(out, ' ');
-			add_escaped(out, e->deps.v[k]);
+			strbuf_add_tab_escaped(out, e->deps.v[k]);
 		}
 		strbuf_addch(out, '\n');
 	}

@@ -74,16 +74,7 @@ static struct cix_pkg_module *add_module(struct cix_pkg_index *idx)
 static void add_field(struct strbuf *sb, const char *s)
 {
 	strbuf_addch(sb, '\t');
-	for (; s && *s; s++) {
-		if (*s == '\\')
-			strbuf_addstr(sb, "\\\\");
-		else if (*s == '\t')
-			strbuf_addstr(sb, "\\t");
-		else if (*s == '\n')
-			strbuf_addstr(sb, "\\n");
-		else
-			strbuf_addch(sb, *s);
-	}
+	strbuf_add_tab_escaped(sb, s);
 }
 
 void cix_pkg_index_format(const struct cix_pkg_index *idx, struct strbuf *out)

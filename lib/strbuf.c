@@ -131,3 +131,17 @@ int strbuf_read_file(struct strbuf *sb, const char *path, size_t max)
 	close(fd);
 	return r;
 }
+
+void strbuf_add_tab_escaped(struct strbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '\\')
+			strbuf_addstr(sb, "\\\\");
+		else if (*s == '\t')
+			strbuf_addstr(sb, "\\t");
+		else if (*s == '\n')
+			strbuf_addstr(sb, "\\n");
+		else
+			strbuf_addch(sb, *s);
+	}
+}

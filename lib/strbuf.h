@@ -41,6 +41,11 @@ static inline void strbuf_addch(struct strbuf *sb, int c)
 	sb->buf[sb->len++] = (char)c;
 	sb->buf[sb->len] = '\0';
 }
+/*
+ * s with backslash, tab and newline written \\, \t and \n: a field of the
+ * tab-separated text files (the package index, manifests).
+ */
+void strbuf_add_tab_escaped(struct strbuf *sb, const char *s);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) CIX_PRINTF(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 
