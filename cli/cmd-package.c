@@ -133,6 +133,14 @@ static void answer(const struct query *q, const struct cix_pkg_entry **v, size_t
 	}
 }
 
+static int done(struct pkg_opts *po, struct query *qs, int r)
+{
+	strvec_clear(&po->installs);
+	strvec_clear(&po->removes);
+	free(qs);
+	return r;
+}
+
 int cmd_package(int argc, char **argv)
 {
 	enum { OPT_ROLLBACK = 0x100, OPT_DELETE, OPT_SILENT, OPT_FALLBACK, OPT_NOSUBST };
@@ -184,8 +192,7 @@ int cmd_package(int argc, char **argv)
 		case OPT_SILENT: {
 			unsigned long long secs;
 			if (cix_parse_decimal(optarg, 315360000, &secs) < 0) {
-				free(qs);
-				return usage_error("invalid number '%s'", optarg);
+				return done(&po, qs, usage_error("invalid number '%s'", optarg));
 			}
 			po.max_silent = (unsigned)secs;
 			break;
@@ -200,28 +207,21 @@ int cmd_package(int argc, char **argv)
 				qs[nr].regexp = argv[optind++];
 			nr++;
 			break;
-		case 'h': usage(stdout); free(qs); return 0;
-		case 'V': free(qs); return print_version();
-		default: free(qs); return option_error(c, argv);
+		case 'h': usage(stdout); return done(&po, qs, 0);
+		case 'V': return done(&po, qs, print_version());
+		default: return done(&po, qs, option_error(c, argv));
 		}
 	}
 	if (optind < argc) {
-		free(qs);
-		return usage_error("unexpected argument '%s'", argv[optind]);
+		return done(&po, qs, usage_error("unexpected argument '%s'", argv[optind]));
 	}
-	if (actions) {
-		free(qs);
-		if (nr)
-			return usage_error("queries (-A, -s) and profile actions are separate commands");
-		r = package_run(&po);
-		strvec_clear(&po.installs);
-		strvec_clear(&po.removes);
-		return r;
-	}
-	if (!nr) {
-		free(qs);
-		return usage_error("nothing to do (try -i, -r, -I, -A or -s)");
-	}
+	if (actions && nr)
+		return done(&po, qs, usage_error("queries (-A, -s) and profile actions are separate"
+						 " commands"));
+	if (actions)
+		return done(&po, qs, package_run(&po));
+	if (!nr)
+		return done(&po, qs, usage_error("nothing to do (try -i, -r, -I, -A or -s)"));
 	for (size_t i = 0; i < nr; i++) {
 		int e;
 		if (!qs[i].regexp)
