@@ -21,6 +21,9 @@ static void usage(FILE *f)
 		"query the packages of the distribution. The actions of one command are\n"
 		"one transaction: one new generation.\n\n"
 		"  -i, --install=PACKAGE  install PACKAGE (NAME, NAME-VERSION, NAME:OUTPUT)\n"
+		"  -e, --install-from-expression=EXPR\n"
+		"                         install the package EXPR evaluates to\n"
+		"  -u, --upgrade[=REGEXP] upgrade the installed packages matching REGEXP\n"
 		"  -r, --remove=PACKAGE   remove PACKAGE (NAME or NAME:OUTPUT)\n"
 		"  -p, --profile=PROFILE  use PROFILE (default: the user's, ~/.cix-profile)\n"
 		"      --roll-back        switch to the previous generation\n"
@@ -32,6 +35,7 @@ static void usage(FILE *f)
 		"                         list the installed packages (name, version,\n"
 		"                         output, path)\n"
 		"  -n, --dry-run          say what would be done, do nothing\n"
+		"      --search-paths     print the environment variables the profile needs\n"
 		"      --max-silent-time=S  fail a build silent for S seconds\n"
 		"  -A, --list-available[=REGEXP]\n"
 		"                         list the packages whose name matches REGEXP (all\n"
@@ -137,15 +141,20 @@ static int done(struct pkg_opts *po, struct query *qs, int r)
 {
 	strvec_clear(&po->installs);
 	strvec_clear(&po->removes);
+	strvec_clear(&po->exprs);
 	free(qs);
 	return r;
 }
 
 int cmd_package(int argc, char **argv)
 {
-	enum { OPT_ROLLBACK = 0x100, OPT_DELETE, OPT_SILENT, OPT_FALLBACK, OPT_NOSUBST };
+	enum { OPT_ROLLBACK = 0x100, OPT_DELETE, OPT_SILENT, OPT_FALLBACK, OPT_NOSUBST,
+	       OPT_SEARCH_PATHS };
 	static const struct option longopts[] = {
 		{ "install", required_argument, NULL, 'i' },
+		{ "install-from-expression", required_argument, NULL, 'e' },
+		{ "upgrade", optional_argument, NULL, 'u' },
+		{ "search-paths", no_argument, NULL, OPT_SEARCH_PATHS },
 		{ "remove", required_argument, NULL, 'r' },
 		{ "profile", required_argument, NULL, 'p' },
 		{ "roll-back", no_argument, NULL, OPT_ROLLBACK },
@@ -171,10 +180,19 @@ int cmd_package(int argc, char **argv)
 
 	struct pkg_opts po = { 0 };
 	int actions = 0;
-	while ((c = getopt_long(argc, argv, ":A::s:i:r:p:S:l::I::nhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":A::s:i:e:u::r:p:S:l::I::nhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': strvec_push(&po.installs, optarg); actions++; break;
 		case 'r': strvec_push(&po.removes, optarg); actions++; break;
+		case 'e': strvec_push(&po.exprs, optarg); actions++; break;
+		case 'u':
+			po.upgrade = 1;
+			po.upgrade_rx = optarg;
+			if (!optarg && optind < argc && argv[optind][0] != '-')
+				po.upgrade_rx = argv[optind++];
+			actions++;
+			break;
+		case OPT_SEARCH_PATHS: po.search_paths = 1; actions++; break;
 		case 'p': po.profile = optarg; break;
 		case OPT_ROLLBACK: po.roll_back = 1; actions++; break;
 		case 'S': po.switch_to = optarg; actions++; break;

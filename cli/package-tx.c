@@ -4,6 +4,7 @@
 #include "package.h"
 #include "build.h"
 #include "lower.h"
+#include "pkg-index.h"
 #include "profile.h"
 #include "remote.h"
 #include "scheme.h"
@@ -119,13 +120,14 @@ static void propagated(const struct cix_package *p, struct strvec *deps, int dep
 	}
 }
 
-/* -i SPEC: the package built, and its manifest entry. */
-static int install_one(struct cix_store *s, struct cix_lower *l, const char *spec,
+/* -i SPEC, -e EXPR (is_expr), -u: the package built, and its manifest entry. */
+static int install_one(struct cix_store *s, struct cix_lower *l, const char *spec, int is_expr,
 		       struct cix_manifest *m, const struct pkg_opts *o, struct cix_err *err)
 {
 	struct cix_scheme_target t;
 	int r;
-	if ((r = cix_scheme_read_spec(spec, &t, err)) < 0 ||
+	if ((r = is_expr ? cix_scheme_read_expr(spec, &t, err)
+			 : cix_scheme_read_spec(spec, &t, err)) < 0 ||
 	    (r = cix_lower_package(l, t.package, err)) < 0)
 		return r;
 	struct cix_package *p = t.package;
@@ -149,6 +151,74 @@ static int install_one(struct cix_store *s, struct cix_lower *l, const char *spe
 	propagated(p, &e->deps, 0);
 	strvec_sort_unique(&e->deps);
 	return 0;
+}
+
+/*
+ * -u [REGEXP]: each installed package whose name matches, replaced by the
+ * newest version of that name when it is newer.
+ */
+static int upgrade(struct cix_store *s, struct cix_lower *l, struct cix_manifest *m,
+		   const struct pkg_opts *o, struct cix_err *err)
+{
+	struct strvec specs = STRVEC_INIT;
+	regex_t rx;
+	int r = 0;
+	if (o->upgrade_rx && regcomp(&rx, o->upgrade_rx, REG_EXTENDED | REG_NOSUB))
+		return cix_error(err, -CIX_EINVAL, "invalid regular expression '%s'", o->upgrade_rx);
+	for (size_t i = 0; i < m->nr; i++) {
+		const struct cix_manifest_entry *e = &m->v[i];
+		struct cix_scheme_target t;
+		if (o->upgrade_rx && regexec(&rx, e->name, 0, NULL, 0))
+			continue;
+		/* A package the distribution no longer has is left as it is. */
+		if (cix_scheme_read_spec(e->name, &t, err) < 0) {
+			fprintf(stderr, "%s: warning: %s\n", cix_progname, err->msg);
+			cix_err_clear(err);
+			continue;
+		}
+		if (cix_version_cmp(t.package->version, e->version) > 0) {
+			struct strbuf spec = STRBUF_INIT;
+			strbuf_addf(&spec, "%s-%s:%s", e->name, t.package->version, e->output);
+			strvec_push(&specs, spec.buf);
+			fprintf(stderr, "upgrading %s %s to %s\n", e->name, e->version,
+				t.package->version);
+			strbuf_release(&spec);
+		}
+	}
+	for (size_t i = 0; !r && i < specs.nr; i++)
+		r = install_one(s, l, specs.v[i], 0, m, o, err);
+	if (o->upgrade_rx)
+		regfree(&rx);
+	strvec_clear(&specs);
+	return r;
+}
+
+/* --search-paths: the variables the profile's programs, headers and libraries want. */
+static void search_paths(const char *profile)
+{
+	static const struct { const char *var, *dirs[3]; } vars[] = {
+		{ "PATH", { "bin", "sbin", NULL } },
+		{ "CPATH", { "include", NULL, NULL } },
+		{ "LIBRARY_PATH", { "lib", NULL, NULL } },
+		{ "PKG_CONFIG_PATH", { "lib/pkgconfig", "share/pkgconfig", NULL } },
+		{ "INFOPATH", { "share/info", NULL, NULL } },
+		{ "MANPATH", { "share/man", NULL, NULL } },
+		{ "TERMINFO_DIRS", { "share/terminfo", NULL, NULL } },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
+		struct strbuf v = STRBUF_INIT, p = STRBUF_INIT;
+		for (size_t k = 0; k < 3 && vars[i].dirs[k]; k++) {
+			struct stat st;
+			strbuf_reset(&p);
+			strbuf_addf(&p, "%s/%s", profile, vars[i].dirs[k]);
+			if (stat(p.buf, &st) == 0 && S_ISDIR(st.st_mode))
+				strbuf_addf(&v, "%s%s", v.len ? ":" : "", p.buf);
+		}
+		if (v.len)
+			printf("export %s=\"%s\"\n", vars[i].var, v.buf);
+		strbuf_release(&v);
+		strbuf_release(&p);
+	}
 }
 
 /* Build the generation for m and switch to it. */
@@ -357,7 +427,7 @@ int package_run(const struct pkg_opts *o)
 			goto out;
 		fprintf(stderr, "switched to generation %ld\n", number);
 	}
-	if (o->installs.nr || o->removes.nr) {
+	if (o->installs.nr || o->removes.nr || o->exprs.nr || o->upgrade) {
 		if ((r = cix_manifest_read(profile.buf, &m, &err)) < 0)
 			goto out;
 		for (size_t i = 0; i < o->removes.nr; i++) {
@@ -371,8 +441,13 @@ int package_run(const struct pkg_opts *o)
 			}
 		}
 		for (size_t i = 0; i < o->installs.nr; i++)
-			if ((r = install_one(s, &l, o->installs.v[i], &m, o, &err)) < 0)
+			if ((r = install_one(s, &l, o->installs.v[i], 0, &m, o, &err)) < 0)
 				goto out;
+		for (size_t i = 0; i < o->exprs.nr; i++)
+			if ((r = install_one(s, &l, o->exprs.v[i], 1, &m, o, &err)) < 0)
+				goto out;
+		if (o->upgrade && (r = upgrade(s, &l, &m, o, &err)) < 0)
+			goto out;
 		if ((r = commit(s, &l, profile.buf, &m, o, &err)) < 0)
 			goto out;
 	}
@@ -395,6 +470,8 @@ int package_run(const struct pkg_opts *o)
 	}
 	if (o->list_generations && (r = list_generations(profile.buf, &err)) < 0)
 		goto out;
+	if (o->search_paths)
+		search_paths(profile.buf);
 out:
 	if (lock >= 0)
 		cix_profile_unlock(lock);

@@ -9,6 +9,10 @@ struct pkg_opts {
 	const char *profile;          /* -p, or NULL: the user's */
 	struct strvec installs;       /* -i SPEC */
 	struct strvec removes;        /* -r NAME[:OUTPUT] */
+	struct strvec exprs;          /* -e EXPR */
+	int upgrade;                  /* -u */
+	const char *upgrade_rx;       /* -u REGEXP, or NULL: all */
+	int search_paths;             /* --search-paths */
 	int roll_back, dry_run;
 	const char *switch_to;        /* -S N|+N|-N */
 	int delete_generations;

@@ -151,6 +151,25 @@ test_expect_success STATIC '-p: another profile, its own generations' '
 	test "$(cat other/p/bin/beta)" = "beta 1"
 '
 
+test_expect_success STATIC '-u upgrades what matches to the newest version' '
+	cix package -p "$TRASH_DIRECTORY/up/p" -i alpha-1 -i beta 2>/dev/null &&
+	cix package -p "$TRASH_DIRECTORY/up/p" -u beta 2>err &&
+	grep -q "nothing to be done" err &&
+	cix package -p "$TRASH_DIRECTORY/up/p" -u 2>err &&
+	grep -q "upgrading alpha 1 to 2" err &&
+	test "$(cat up/p/bin/alpha)" = "alpha 2" &&
+	test "$(cat up/p/bin/beta)" = "beta 1" &&
+	test "$(readlink up/p)" = p-2-link
+'
+
+test_expect_success STATIC '-e installs the package an expression gives; --search-paths' '
+	cix package -p "$TRASH_DIRECTORY/ex/p" -e "(specification->package \"beta\")" 2>err &&
+	test "$(cat ex/p/bin/beta)" = "beta 1" &&
+	cix package -p "$TRASH_DIRECTORY/ex/p" --search-paths >sp &&
+	echo "export PATH=\"$TRASH_DIRECTORY/ex/p/bin\"" >expect &&
+	test_cmp expect sp
+'
+
 test_expect_success STATIC 'the generations are roots: the profile store paths are kept' '
 	test -L "$CIX_STATE_DIR/gcroots/profiles" &&
 	test "$(readlink "$CIX_STATE_DIR/gcroots/profiles")" = "$CIX_STATE_DIR/profiles"
