@@ -247,19 +247,8 @@ static int run_builtin_fetchurl(struct building *b, const char *root, struct cix
 	}
 	/* ROOT/STORE_DIR, made as the sandbox would, then ROOT/STORE_DIR/BASE. */
 	strbuf_addf(&out, "%s%s", root, b->s->store_dir);
-	for (char *c = out.buf + strlen(root) + 1; ; c++) {
-		if (*c && *c != '/')
-			continue;
-		char saved = *c;
-		*c = '\0';
-		if (mkdir(out.buf, 0755) < 0 && errno != EEXIST) {
-			r = cix_error_errno(err, -errno, "cannot create '%s'", out.buf);
-			goto done;
-		}
-		*c = saved;
-		if (!saved)
-			break;
-	}
+	if ((r = cix_mkdirs(out.buf, err)) < 0)
+		goto done;
 	strbuf_reset(&out);
 	strbuf_addf(&out, "%s%s", root, o);
 	r = cix_builtin_fetchurl(keys, values, drv->nr_env, out.buf, &fo, err);

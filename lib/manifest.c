@@ -132,49 +132,13 @@ void cix_manifest_format(const struct cix_manifest *m, struct strbuf *out)
  */
 static const char *split_line(const char *p, size_t len, char **f)
 {
-	struct strbuf cur = STRBUF_INIT;
-	const char *why = NULL;
-	size_t n = 0;
-	for (size_t i = 0; i <= len; i++) {
-		if (i == len || p[i] == '\t') {
-			if (n == NR_FIELDS) {
-				why = "too many fields";
-				goto bad;
-			}
-			f[n++] = strbuf_detach(&cur, NULL);
-			continue;
-		}
-		if (!p[i]) {
-			why = "a NUL byte";
-			goto bad;
-		}
-		if (p[i] != '\\') {
-			strbuf_addch(&cur, p[i]);
-			continue;
-		}
-		if (++i == len) {
-			why = "a backslash at the end";
-			goto bad;
-		}
-		if (p[i] == '\\')
-			strbuf_addch(&cur, '\\');
-		else if (p[i] == 't')
-			strbuf_addch(&cur, '\t');
-		else if (p[i] == 'n')
-			strbuf_addch(&cur, '\n');
-		else {
-			why = "a bad escape";
-			goto bad;
-		}
-	}
-	if (n == NR_FIELDS)
-		return NULL;
-	why = "too few fields";
-bad:
-	strbuf_release(&cur);
+	size_t n;
+	const char *why = strbuf_tab_split(p, len, f, NR_FIELDS, &n);
+	if (why || n == NR_FIELDS)
+		return why;
 	for (size_t i = 0; i < n; i++)
 		free(f[i]);
-	return why;
+	return "too few fields";
 }
 
 /* DEPS: absolute paths separated by single spaces, or nothing. */

@@ -111,44 +111,6 @@ void cix_pkg_index_format(const struct cix_pkg_index *idx, struct strbuf *out)
 
 #define MAX_FIELDS 11
 
-/* Split one line (no newline in it) into unescaped fields. */
-static int split_line(const char *p, size_t len, char **f, size_t *nr)
-{
-	struct strbuf cur = STRBUF_INIT;
-	size_t n = 0;
-	for (size_t i = 0; i <= len; i++) {
-		if (i == len || p[i] == '\t') {
-			if (n == MAX_FIELDS)
-				goto bad;
-			f[n++] = strbuf_detach(&cur, NULL);
-			continue;
-		}
-		if (p[i] != '\\') {
-			if (!p[i])
-				goto bad;
-			strbuf_addch(&cur, p[i]);
-			continue;
-		}
-		if (++i == len)
-			goto bad;
-		if (p[i] == '\\')
-			strbuf_addch(&cur, '\\');
-		else if (p[i] == 't')
-			strbuf_addch(&cur, '\t');
-		else if (p[i] == 'n')
-			strbuf_addch(&cur, '\n');
-		else
-			goto bad;
-	}
-	*nr = n;
-	return 0;
-bad:
-	strbuf_release(&cur);
-	for (size_t i = 0; i < n; i++)
-		free(f[i]);
-	return -1;
-}
-
 /* A number as the index writes it: no leading zero. */
 static int number(const char *s, unsigned long long max, unsigned long long *v)
 {
@@ -221,7 +183,7 @@ int cix_pkg_index_parse(const char *buf, size_t len, struct cix_pkg_index *idx,
 			pos += l + 1;
 			continue;
 		}
-		if (split_line(buf + pos, l, f, &n))
+		if (strbuf_tab_split(buf + pos, l, f, MAX_FIELDS, &n))
 			goto bad;
 		if (lineno == 2) {
 			bad = n != 2 || strcmp(f[0], "path");
@@ -265,27 +227,16 @@ int cix_pkg_index_load(const char *file, struct cix_pkg_index *idx, struct cix_e
 	return r;
 }
 
-static int mkdir_parents(char *path)
-{
-	for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
-		*p = 0;
-		int r = mkdir(path, 0755);
-		*p = '/';
-		if (r && errno != EEXIST)
-			return -1;
-	}
-	return 0;
-}
-
 int cix_pkg_index_save(const char *file, const struct cix_pkg_index *idx, struct cix_err *err)
 {
 	struct strbuf sb = STRBUF_INIT, tmp = STRBUF_INIT;
-	char *copy = xstrdup(file);
+	char *copy = xstrdup(file), *slash = strrchr(copy, '/');
 	int fd, r = 0;
 
-	if (mkdir_parents(copy) < 0) {
-		r = cix_error(err, -errno, "cannot make the directory of '%s'", file);
-		goto out;
+	if (slash && slash != copy) {
+		*slash = '\0';
+		if ((r = cix_mkdirs(copy, err)) < 0)
+			goto out;
 	}
 	strbuf_addf(&tmp, "%s.tmp-%ld", file, (long)getpid());
 	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);

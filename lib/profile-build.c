@@ -418,16 +418,8 @@ int cix_build_run_profile(const struct cix_drv *drv, const char *drv_path,
 		}
 	}
 	/* ROOT/STORE_DIR, as the sandbox would have made it. */
-	strbuf_addstr(&out, root);
-	for (const char *c = store_dir; !r && *c; ) {
-		const char *e = strchr(c + 1, '/');
-		size_t n = e ? (size_t)(e - c) : strlen(c);
-		strbuf_add(&out, c, n);
-		c += n;
-		if (mkdir(out.buf, 0755) < 0 && errno != EEXIST)
-			r = cix_error_errno(err, -errno, "cannot create '%s'", out.buf);
-	}
-	if (!r) {
+	strbuf_addf(&out, "%s%s", root, store_dir);
+	if (!(r = cix_mkdirs(out.buf, err))) {
 		strbuf_addstr(&out, o + sl);
 		r = cix_builtin_profile(paths, manifest ? manifest : "", out.buf, err);
 	}

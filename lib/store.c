@@ -30,27 +30,6 @@ const char *cix_state_dir(void)
 	return d && *d ? d : "/var/cix";
 }
 
-/* mkdir -p, each component 0755. */
-static int mkdirs(const char *path, struct cix_err *err)
-{
-	char *p = xstrdup(path);
-	int r = 0;
-	for (char *s = p + 1;; s++) {
-		if (*s && *s != '/')
-			continue;
-		char c = *s;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-			r = cix_error_errno(err, -errno, "cannot create directory '%s'", p);
-			break;
-		}
-		if (!(*s = c))
-			break;
-	}
-	free(p);
-	return r;
-}
-
 static void lock_name(const char *base, struct cix_path_lock *lock)
 {
 	lock->name = xmalloc(strlen(base) + 6);
@@ -157,7 +136,7 @@ int cix_store_open(const char *store_dir, const char *state_dir,
 	if ((r = cix_store_dir_check(s->store_dir, err)) < 0)
 		goto fail;
 	strbuf_addf(&db, "%s/db", s->state_dir);
-	if ((r = mkdirs(s->store_dir, err)) < 0 || (r = mkdirs(db.buf, err)) < 0)
+	if ((r = cix_mkdirs(s->store_dir, err)) < 0 || (r = cix_mkdirs(db.buf, err)) < 0)
 		goto fail;
 	s->store_fd = open(s->store_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (s->store_fd < 0) {

@@ -145,3 +145,49 @@ void strbuf_add_tab_escaped(struct strbuf *sb, const char *s)
 			strbuf_addch(sb, *s);
 	}
 }
+
+const char *strbuf_tab_split(const char *p, size_t len, char **f, size_t max, size_t *nr)
+{
+	struct strbuf cur = STRBUF_INIT;
+	const char *why = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i <= len; i++) {
+		if (i == len || p[i] == '\t') {
+			if (n == max) {
+				why = "too many fields";
+				goto bad;
+			}
+			f[n++] = strbuf_detach(&cur, NULL);
+			continue;
+		}
+		if (!p[i]) {
+			why = "a NUL byte";
+			goto bad;
+		}
+		if (p[i] != '\\') {
+			strbuf_addch(&cur, p[i]);
+			continue;
+		}
+		if (++i == len) {
+			why = "a backslash at the end";
+			goto bad;
+		}
+		if (p[i] == '\\')
+			strbuf_addch(&cur, '\\');
+		else if (p[i] == 't')
+			strbuf_addch(&cur, '\t');
+		else if (p[i] == 'n')
+			strbuf_addch(&cur, '\n');
+		else {
+			why = "a bad escape";
+			goto bad;
+		}
+	}
+	*nr = n;
+	return NULL;
+bad:
+	strbuf_release(&cur);
+	for (size_t i = 0; i < n; i++)
+		free(f[i]);
+	return why;
+}

@@ -46,6 +46,12 @@ static inline void strbuf_addch(struct strbuf *sb, int c)
  * tab-separated text files (the package index, manifests).
  */
 void strbuf_add_tab_escaped(struct strbuf *sb, const char *s);
+/*
+ * The other way: LEN bytes of such a line (no newline in them), split at
+ * its tabs into at most MAX unescaped malloc'd fields, *nr of them. NULL,
+ * or what is wrong with the line (and then nothing is kept).
+ */
+const char *strbuf_tab_split(const char *p, size_t len, char **f, size_t max, size_t *nr);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) CIX_PRINTF(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 

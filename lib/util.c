@@ -1,6 +1,7 @@
 /* util.c - allocation wrappers and full I/O helpers */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "util.h"
+#include "err.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static CIX_NORETURN void oom(size_t n)
@@ -150,4 +152,24 @@ int cix_parse_decimal(const char *s, unsigned long long max, unsigned long long 
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int cix_mkdirs(const char *path, struct cix_err *err)
+{
+	char *p = xstrdup(path);
+	int r = 0;
+	for (char *s = p + 1;; s++) {
+		if (*s && *s != '/')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+			r = cix_error_errno(err, -errno, "cannot create directory '%s'", p);
+			break;
+		}
+		if (!(*s = c))
+			break;
+	}
+	free(p);
+	return r;
 }

@@ -48,6 +48,10 @@ int cix_write_full(int fd, const void *buf, size_t len);
  */
 int cix_parse_decimal(const char *s, unsigned long long max, unsigned long long *out);
 
+/* mkdir -p: every missing directory of path made, mode 0755. */
+struct cix_err;
+int cix_mkdirs(const char *path, struct cix_err *err);
+
 /*
  * A directory stream over a copy of the directory descriptor fd (which
  * stays the caller's, and open after closedir). NULL with errno set.
