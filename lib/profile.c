@@ -187,6 +187,17 @@ static int list_generations(struct prof *p, struct cix_generation **out, size_t 
 	return 0;
 }
 
+/* prof_open for the queries: 1 when open, 0 when there is no directory (so no profile). */
+static int prof_open_query(struct prof *p, const char *profile, struct cix_err *err)
+{
+	int r = prof_open(p, profile, err);
+	if (r == -ENOENT) {
+		cix_err_clear(err);
+		return 0;
+	}
+	return r < 0 ? r : 1;
+}
+
 int cix_profile_generations(const char *profile, struct cix_generation **v, size_t *n,
 			    struct cix_err *err)
 {
@@ -194,12 +205,8 @@ int cix_profile_generations(const char *profile, struct cix_generation **v, size
 	int r;
 	*v = NULL;
 	*n = 0;
-	if ((r = prof_open(&p, profile, err)) < 0) {
-		if (r != -ENOENT)
-			return r;
-		cix_err_clear(err);        /* no directory: no profile */
-		return 0;
-	}
+	if ((r = prof_open_query(&p, profile, err)) <= 0)
+		return r;
 	r = list_generations(&p, v, n, 0, err);
 	prof_close(&p);
 	return r;
@@ -232,12 +239,8 @@ int cix_profile_current(const char *profile, long *number, struct cix_err *err)
 	struct prof p;
 	int r;
 	*number = -1;
-	if ((r = prof_open(&p, profile, err)) < 0) {
-		if (r != -ENOENT)
-			return r;
-		cix_err_clear(err);        /* no directory: no profile */
-		return 0;
-	}
+	if ((r = prof_open_query(&p, profile, err)) <= 0)
+		return r;
 	r = current(&p, number, err);
 	prof_close(&p);
 	return r;
