@@ -21,25 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static int mkdirs(const char *path, mode_t mode)
-{
-	char *p = xstrdup(path);
-	int r = 0;
-	for (char *c = p + 1; ; c++) {
-		if (*c && *c != '/')
-			continue;
-		char saved = *c;
-		*c = '\0';
-		if (mkdir(p, mode) < 0 && errno != EEXIST)
-			r = -errno;
-		*c = saved;
-		if (!saved || r)
-			break;
-	}
-	free(p);
-	return r;
-}
-
 /*
  * The profile: -p PROFILE, or STATE/profiles/per-user/USER/cix-profile,
  * with ~/.cix-profile linking to it, and STATE/gcroots/profiles making
@@ -55,8 +36,7 @@ static int profile_path(struct cix_store *s, const char *given, struct strbuf *o
 		strbuf_addstr(out, given);
 		if ((slash = strrchr(out->buf, '/')) && slash != out->buf) {
 			strbuf_add(&dir, out->buf, (size_t)(slash - out->buf));
-			if ((r = mkdirs(dir.buf, 0755)) < 0)
-				r = cix_error(err, r, "cannot create '%s'", dir.buf);
+			r = cix_mkdirs(dir.buf, err);
 		}
 		strbuf_release(&dir);
 		return r;
@@ -66,10 +46,8 @@ static int profile_path(struct cix_store *s, const char *given, struct strbuf *o
 	if (!user || !*user || strchr(user, '/'))
 		return cix_error(err, -CIX_EINVAL, "cannot tell the user's name");
 	strbuf_addf(&dir, "%s/profiles/per-user/%s", s->state_dir, user);
-	if ((r = mkdirs(dir.buf, 0755)) < 0) {
-		r = cix_error(err, r, "cannot create '%s'", dir.buf);
+	if ((r = cix_mkdirs(dir.buf, err)) < 0)
 		goto out;
-	}
 	strbuf_addf(out, "%s/cix-profile", dir.buf);
 	/* The profiles, roots of the garbage collector. */
 	strbuf_addf(&link, "%s/gcroots", s->state_dir);
@@ -120,9 +98,13 @@ static void propagated(const struct cix_package *p, struct strvec *deps, int dep
 	}
 }
 
-/* -i SPEC, -e EXPR (is_expr), -u: the package built, and its manifest entry. */
-static int install_one(struct cix_store *s, struct cix_lower *l, const char *spec, int is_expr,
-		       struct cix_manifest *m, const struct pkg_opts *o, struct cix_err *err)
+/*
+ * -i SPEC, -e EXPR (is_expr), -u: the package's manifest entry, and its
+ * derivation added to those to build (all at once, before the profile).
+ */
+static int install_one(struct cix_lower *l, const char *spec, int is_expr,
+		       struct cix_manifest *m, struct strvec *drvs, const struct pkg_opts *o,
+		       struct cix_err *err)
 {
 	struct cix_scheme_target t;
 	int r;
@@ -139,13 +121,9 @@ static int install_one(struct cix_store *s, struct cix_lower *l, const char *spe
 	if (!path)
 		return cix_error(err, -CIX_ENOTFOUND, "package '%s' has no output '%s'", p->name,
 				 output);
-	if (o->dry_run) {
+	if (o->dry_run)
 		fprintf(stderr, "would install %s-%s:%s (%s)\n", p->name, p->version, output, path);
-	} else {
-		const char *drv = p->drv_path;
-		if ((r = build(s, &drv, 1, o, err)) < 0)
-			return r;
-	}
+	strvec_push(drvs, p->drv_path);
 	cix_manifest_remove(m, p->name, output);
 	struct cix_manifest_entry *e = cix_manifest_add(m, p->name, p->version, output, path);
 	propagated(p, &e->deps, 0);
@@ -157,7 +135,7 @@ static int install_one(struct cix_store *s, struct cix_lower *l, const char *spe
  * -u [REGEXP]: each installed package whose name matches, replaced by the
  * newest version of that name when it is newer.
  */
-static int upgrade(struct cix_store *s, struct cix_lower *l, struct cix_manifest *m,
+static int upgrade(struct cix_lower *l, struct cix_manifest *m, struct strvec *drvs,
 		   const struct pkg_opts *o, struct cix_err *err)
 {
 	struct strvec specs = STRVEC_INIT;
@@ -186,7 +164,7 @@ static int upgrade(struct cix_store *s, struct cix_lower *l, struct cix_manifest
 		}
 	}
 	for (size_t i = 0; !r && i < specs.nr; i++)
-		r = install_one(s, l, specs.v[i], 0, m, o, err);
+		r = install_one(l, specs.v[i], 0, m, drvs, o, err);
 	if (o->upgrade_rx)
 		regfree(&rx);
 	strvec_clear(&specs);
@@ -225,28 +203,21 @@ static void search_paths(const char *profile)
 static int commit(struct cix_store *s, struct cix_lower *l, const char *profile,
 		  struct cix_manifest *m, const struct pkg_opts *o, struct cix_err *err)
 {
-	struct strvec paths = STRVEC_INIT;
+	struct strvec paths = STRVEC_INIT, seen = STRVEC_INIT;
 	struct strbuf text = STRBUF_INIT;
 	char *drv = NULL, *out = NULL;
 	long number;
 	int r;
 
+	/* Each path once, at its first place. */
 	cix_manifest_sort(m);
 	for (size_t i = 0; i < m->nr; i++) {
-		strvec_push(&paths, m->v[i].path);
+		if (strvec_insert_sorted(&seen, m->v[i].path))
+			strvec_push(&paths, m->v[i].path);
 		for (size_t k = 0; k < m->v[i].deps.nr; k++)
-			strvec_push(&paths, m->v[i].deps.v[k]);
+			if (strvec_insert_sorted(&seen, m->v[i].deps.v[k]))
+				strvec_push(&paths, m->v[i].deps.v[k]);
 	}
-	/* Each path once, the first place kept. */
-	for (size_t i = 0, k; i < paths.nr; i++)
-		for (k = i + 1; k < paths.nr;)
-			if (!strcmp(paths.v[i], paths.v[k])) {
-				free(paths.v[k]);
-				memmove(&paths.v[k], &paths.v[k + 1], (paths.nr - k - 1) * sizeof(char *));
-				paths.nr--;
-			} else {
-				k++;
-			}
 	cix_manifest_format(m, &text);
 	if ((r = cix_lower_profile(l, (const char *const *)paths.v, paths.nr, text.buf, &drv, &out,
 				   err)) < 0)
@@ -270,6 +241,7 @@ static int commit(struct cix_store *s, struct cix_lower *l, const char *profile,
 	fprintf(stderr, "generation %ld: %s\n", number, out);
 out:
 	strvec_clear(&paths);
+	strvec_clear(&seen);
 	strbuf_release(&text);
 	free(drv);
 	free(out);
@@ -402,6 +374,7 @@ int package_run(const struct pkg_opts *o)
 	struct cix_err err = { 0 };
 	struct cix_store *s = NULL;
 	struct strbuf profile = STRBUF_INIT;
+	struct strvec drvs = STRVEC_INIT;
 	struct cix_manifest m = { 0 };
 	int lock = -1, r;
 
@@ -441,12 +414,15 @@ int package_run(const struct pkg_opts *o)
 			}
 		}
 		for (size_t i = 0; i < o->installs.nr; i++)
-			if ((r = install_one(s, &l, o->installs.v[i], 0, &m, o, &err)) < 0)
+			if ((r = install_one(&l, o->installs.v[i], 0, &m, &drvs, o, &err)) < 0)
 				goto out;
 		for (size_t i = 0; i < o->exprs.nr; i++)
-			if ((r = install_one(s, &l, o->exprs.v[i], 1, &m, o, &err)) < 0)
+			if ((r = install_one(&l, o->exprs.v[i], 1, &m, &drvs, o, &err)) < 0)
 				goto out;
-		if (o->upgrade && (r = upgrade(s, &l, &m, o, &err)) < 0)
+		if (o->upgrade && (r = upgrade(&l, &m, &drvs, o, &err)) < 0)
+			goto out;
+		if (!o->dry_run && drvs.nr &&
+		    (r = build(s, (const char **)drvs.v, drvs.nr, o, &err)) < 0)
 			goto out;
 		if ((r = commit(s, &l, profile.buf, &m, o, &err)) < 0)
 			goto out;
@@ -476,6 +452,7 @@ out:
 	if (lock >= 0)
 		cix_profile_unlock(lock);
 	cix_manifest_release(&m);
+	strvec_clear(&drvs);
 	strbuf_release(&profile);
 	cix_store_close(s);
 	return r < 0 ? error_err(&err) : 0;
