@@ -58,3 +58,13 @@ packages_setup () {
 		fi ;;
 	esac
 }
+
+# elf_in_store FILE [REGEXP]: FILE's loader (matching REGEXP; a store path
+# by default) and every entry of its RUNPATH are in the store. Leaves the
+# files interp and runpath in the current directory.
+elf_in_store () {
+	readelf -l "$1" | sed -n "s/.*interpreter: \(.*\)]/\1/p" >interp &&
+	grep -q "${2:-^$CIX_STORE_DIR/}" interp &&
+	readelf -d "$1" | sed -n "s/.*runpath: \[\(.*\)\]/\1/p" | tr : "\n" >runpath &&
+	test -s runpath && ! grep -v "^$CIX_STORE_DIR/" runpath
+}

@@ -55,10 +55,7 @@ test_expect_success PACKAGES 'a file round-trips through gzip and gunzip, and th
 
 test_expect_success PACKAGES 'nothing of the host in gzip: loader and RUNPATH in the store' '
 	h=$(cat gzip.out)/bin/gzip &&
-	readelf -l "$h" | sed -n "s/.*interpreter: \(.*\)]/\1/p" >interp &&
-	grep -q "^$CIX_STORE_DIR/" interp &&
-	readelf -d "$h" | sed -n "s/.*runpath: \[\(.*\)\]/\1/p" | tr : "\n" >runpath &&
-	test -s runpath && ! grep -v "^$CIX_STORE_DIR/" runpath
+	elf_in_store "$h"
 '
 
 test_done
