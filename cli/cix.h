@@ -12,6 +12,7 @@
 enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 /* Each command is int cmd_NAME(int argc, char **argv); argv[0] is its name. */
+int cmd_gc(int argc, char **argv);
 int cmd_hash(int argc, char **argv);
 int cmd_store(int argc, char **argv);
 int cmd_derivation(int argc, char **argv);

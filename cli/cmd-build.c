@@ -130,10 +130,12 @@ static int make_root(struct cix_store *s, const char *file, const char *path, st
 		free(cwd);
 	}
 	strbuf_addstr(&abs, file);
-	if (s->remote)
-		return cix_error(err, -CIX_EUNSUPPORTED,
-				 "'%s' links to the result, but the daemon does not take indirect"
-				 " roots yet", file);
+	if (s->remote) {
+		/* The daemon's gcroots/auto/HASH links to our link. */
+		r = cix_remote_add_indirect_root(s->remote, abs.buf, err);
+		strbuf_release(&abs);
+		return r;
+	}
 	cix_hash_buf(CIX_HASH_SHA256, abs.buf, abs.len, &h);
 	strbuf_addf(&root, "%s/gcroots", s->state_dir);
 	mkdir(root.buf, 0755);

@@ -17,6 +17,7 @@ static const struct command {
 } commands[] = {
 	{ "build", cmd_build, "build packages or derivations" },
 	{ "derivation", cmd_derivation, "inspect derivations (.drv files)" },
+	{ "gc", cmd_gc, "collect garbage: delete what no root keeps alive" },
 	{ "hash", cmd_hash, "print the cryptographic hash of files" },
 	{ "package", cmd_package, "query the distribution's packages" },
 	{ "store", cmd_store, "low-level store operations (NAR dump/restore)" },

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
 #include "store-ops.h"
+#include "gc.h"
 #include "encoding.h"
 #include "remote.h"
 
@@ -307,20 +308,13 @@ int op_delete(struct cix_store *s, const struct store_flags *f, char **args, int
 		}
 		return status;
 	}
+	/* One at a time, each refused while alive or referred to. */
 	for (int i = 0; i < nargs; i++) {
 		struct cix_err err = { 0 };
-		struct cix_path_lock lock;
-		int r = cix_path_lock(s, args[i], &lock, &err);
-		if (r < 0) {
-			status = error_err(&err);
-			continue;
-		}
-		/* Invalid first: a crash then leaves garbage, never a hole. */
-		r = cix_db_invalidate(s->db, args[i], &err);
-		if (!r)
-			r = cix_remove_path(s, args[i], &err);
-		cix_path_unlock(s, &lock);
-		if (r < 0)
+		const char *p = args[i];
+		struct cix_gc_opts o = { .action = CIX_GC_DELETE_SPECIFIC, .paths = &p, .nr_paths = 1,
+					 .keep_derivations = 1 };
+		if (cix_gc_collect(s, &o, NULL, &err) < 0)
 			status = error_err(&err);
 	}
 	return status;

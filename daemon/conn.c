@@ -107,21 +107,13 @@ static int handshake(struct conn *c, struct cix_err *err)
 static const struct op *find_op(uint64_t code)
 {
 	static const struct op *const tables[] = {
-		daemon_query_ops, daemon_add_ops, daemon_build_ops,
+		daemon_query_ops, daemon_add_ops, daemon_build_ops, daemon_gc_ops,
 	};
 	for (size_t t = 0; t < ARRAY_SIZE(tables); t++)
 		for (const struct op *o = tables[t]; o->fn; o++)
 			if (o->code == code)
 				return o;
 	return NULL;
-}
-
-static void remove_temp_roots(struct conn *c)
-{
-	struct strbuf p = STRBUF_INIT;
-	strbuf_addf(&p, "%s/temproots/%ld", c->s->state_dir, (long)getpid());
-	unlink(p.buf);
-	strbuf_release(&p);
 }
 
 static int serve_ops(struct conn *c, struct cix_err *err)
@@ -171,7 +163,7 @@ static int serve_ops(struct conn *c, struct cix_err *err)
 int daemon_serve(int fd, const struct daemon_settings *settings,
 		 const struct daemon_trust *trust)
 {
-	struct conn c = { .settings = settings, .temp_roots = STRVEC_INIT };
+	struct conn c = { .settings = settings };
 	struct cix_err err = { 0 };
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -220,11 +212,8 @@ out:
 	if (r < 0 && settings->debug)
 		fprintf(stderr, "cix-daemon: connection from uid %u ended: %s\n",
 			(unsigned)c.uid, err.msg);
-	if (c.s) {
-		remove_temp_roots(&c);
-		cix_store_close(c.s);
-	}
-	strvec_clear(&c.temp_roots);
+	/* Closing the store drops the connection's temporary roots. */
+	cix_store_close(c.s);
 	cix_wire_release(&c.w);
 	return r < 0 ? 1 : 0;
 }

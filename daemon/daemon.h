@@ -20,6 +20,7 @@ struct daemon_settings {
 	int disable_chroot;          /* accepted for guix-daemon's sake; refused */
 	int no_substitutes;
 	int debug;
+	int gc_keep_outputs, gc_keep_derivations;
 };
 
 /* Who may connect, and who is trusted (cix.conf). */
@@ -45,7 +46,6 @@ struct conn {
 	int trusted;
 	/* From SetOptions, as far as the client may set them. */
 	struct cix_build_opts build;
-	struct strvec temp_roots;    /* added by this client */
 	uint64_t next_activity;
 	/*
 	 * An operation could not read all of its request (a NAR that failed
@@ -73,10 +73,11 @@ struct op {
 	op_fn fn;
 };
 
-/* ops-query.c, ops-add.c, ops-build.c */
+/* ops-query.c, ops-add.c, ops-build.c, ops-gc.c */
 extern const struct op daemon_query_ops[];
 extern const struct op daemon_add_ops[];
 extern const struct op daemon_build_ops[];
+extern const struct op daemon_gc_ops[];
 
 /* Helpers for operations (conn.c). */
 int conn_read_path(struct conn *c, struct strbuf *out, struct cix_err *err);

@@ -40,6 +40,8 @@ static void usage(FILE *f)
 		   "      --timeout=S                kill a build after S seconds\n"
 		   "      --disable-chroot           refused: builds always run in the sandbox\n"
 		   "      --no-substitutes           do not use substitutes\n"
+		   "      --gc-keep-derivations[=yes|no]  keep the derivations of live paths (yes)\n"
+		   "      --gc-keep-outputs[=yes|no]      keep the outputs of live derivations (no)\n"
 		   "      --debug                    log connections on standard error\n"
 		   "  -h, --help                     display this help and exit\n"
 		   "  -V, --version                  display version information and exit\n",
@@ -54,6 +56,19 @@ static int number(const char *s, unsigned long max, unsigned *out)
 		return -1;
 	}
 	*out = (unsigned)v;
+	return 0;
+}
+
+static int yes_no(const char *opt, const char *arg, int *out)
+{
+	if (!arg || !strcmp(arg, "yes"))
+		*out = 1;
+	else if (!strcmp(arg, "no"))
+		*out = 0;
+	else {
+		fprintf(stderr, "%s: --%s takes 'yes' or 'no', not '%s'\n", progname, opt, arg);
+		return -1;
+	}
 	return 0;
 }
 
@@ -168,7 +183,7 @@ static int listen_on(const char *path)
 int main(int argc, char **argv)
 {
 	enum { OPT_LISTEN = 0x100, OPT_GROUP, OPT_SILENT, OPT_TIMEOUT, OPT_CHROOT, OPT_NOSUBST,
-	       OPT_DEBUG };
+	       OPT_DEBUG, OPT_KEEP_DRV, OPT_KEEP_OUT };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "build-users-group", required_argument, NULL, OPT_GROUP },
@@ -179,11 +194,13 @@ int main(int argc, char **argv)
 		{ "disable-chroot", no_argument, NULL, OPT_CHROOT },
 		{ "no-substitutes", no_argument, NULL, OPT_NOSUBST },
 		{ "debug", no_argument, NULL, OPT_DEBUG },
+		{ "gc-keep-derivations", optional_argument, NULL, OPT_KEEP_DRV },
+		{ "gc-keep-outputs", optional_argument, NULL, OPT_KEEP_OUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct daemon_settings set = { .max_jobs = 1 };
+	struct daemon_settings set = { .max_jobs = 1, .gc_keep_derivations = 1 };
 	struct daemon_trust trust = { STRVEC_INIT, STRVEC_INIT };
 	struct strbuf sock = STRBUF_INIT;
 	struct cix_err err = { 0 };
@@ -204,6 +221,14 @@ int main(int argc, char **argv)
 			return 2;
 		case OPT_NOSUBST: set.no_substitutes = 1; break;
 		case OPT_DEBUG: set.debug = 1; break;
+		case OPT_KEEP_DRV:
+			if (yes_no("gc-keep-derivations", optarg, &set.gc_keep_derivations))
+				return 2;
+			break;
+		case OPT_KEEP_OUT:
+			if (yes_no("gc-keep-outputs", optarg, &set.gc_keep_outputs))
+				return 2;
+			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("%s (cix) %s\n", progname, CIX_VERSION); return 0;
 		case ':':

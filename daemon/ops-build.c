@@ -2,7 +2,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "daemon.h"
 #include "drv.h"
-#include "gc.h"
 #include "util.h"
 
 #include <errno.h>
@@ -410,85 +409,7 @@ static int op_add_signatures(struct conn *c, struct cix_err *err)
 	return r;
 }
 
-/*
- * Delete the paths given, each unless a root keeps it alive or another
- * valid path refers to it: invalid first, then removed (a crash leaves
- * garbage, never a hole).
- */
-static int delete_specific(struct conn *c, const struct strvec *paths, struct strvec *out,
-			   struct cix_err *err)
-{
-	struct strvec live = STRVEC_INIT;
-	int r = cix_gc_paths(c->s, 0, &live, err);
-	for (size_t i = 0; !r && i < paths->nr; i++) {
-		const char *p = paths->v[i];
-		struct cix_path_lock lock;
-		for (size_t k = 0; !r && k < live.nr; k++)
-			if (!strcmp(live.v[k], p))
-				r = cix_error(err, -CIX_EEXIST,
-					      "cannot delete path '%s' since it is still alive", p);
-		if (r || (r = cix_path_lock(c->s, p, &lock, err)) < 0)
-			break;
-		if (!(r = cix_db_invalidate(c->s->db, p, err)))
-			r = cix_remove_path(c->s, p, err);
-		cix_path_unlock(c->s, &lock);
-		if (!r)
-			strvec_push(out, p);
-	}
-	strvec_clear(&live);
-	return r;
-}
-
-/*
- * CollectGarbage: 0 ReturnLive, 1 ReturnDead, 3 DeleteSpecific; deleting all
- * the garbage (2) comes with the garbage collector (issue 8).
- */
-static int op_collect_garbage(struct conn *c, struct cix_err *err)
-{
-	struct strvec paths = STRVEC_INIT, out = STRVEC_INIT;
-	uint64_t action, max_freed, obsolete;
-	int ignore_liveness, r;
-	if ((r = cix_wire_read_u64(&c->w, &action, err)) < 0 ||
-	    (r = conn_read_paths(c, &paths, err)) < 0 ||
-	    (r = cix_wire_read_bool(&c->w, &ignore_liveness, err)) < 0 ||
-	    (r = cix_wire_read_u64(&c->w, &max_freed, err)) < 0)
-		goto out;
-	for (int i = 0; i < 3; i++)
-		if ((r = cix_wire_read_u64(&c->w, &obsolete, err)) < 0)
-			goto out;
-	if (ignore_liveness) {
-		r = cix_error(err, -EPERM, "you may not ignore the garbage collector's roots");
-		goto out;
-	}
-	if (action == 3) {
-		r = delete_specific(c, &paths, &out, err);
-		if (r < 0)
-			goto out;
-		conn_last(c);
-		cix_wire_write_strings(&c->w, (const char *const *)out.v, out.nr);
-		cix_wire_write_u64(&c->w, 0);   /* bytes freed */
-		cix_wire_write_u64(&c->w, 0);   /* obsolete */
-		goto out;
-	}
-	if (action > 1) {
-		r = cix_error(err, -CIX_EUNSUPPORTED, "deleting garbage is not supported yet");
-		goto out;
-	}
-	cix_wire_stderr_next(&c->w, "finding garbage collector roots...\n");
-	if ((r = cix_gc_paths(c->s, action == 1, &out, err)) < 0)
-		goto out;
-	conn_last(c);
-	cix_wire_write_strings(&c->w, (const char *const *)out.v, out.nr);
-	cix_wire_write_u64(&c->w, 0);   /* bytes freed */
-	cix_wire_write_u64(&c->w, 0);   /* obsolete */
-out:
-	strvec_clear(&paths);
-	strvec_clear(&out);
-	return r;
-}
-
 const struct op daemon_build_ops[] = {
-	{ 20, "CollectGarbage", op_collect_garbage },
 	{ 9, "BuildPaths", op_build_paths },
 	{ 10, "EnsurePath", op_ensure_path },
 	{ 34, "OptimiseStore", op_optimise_store },

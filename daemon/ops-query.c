@@ -355,65 +355,11 @@ out:
 	return r;
 }
 
-/* Temporary roots live in STATE/temproots/PID until the connection ends. */
-static int op_add_temp_root(struct conn *c, struct cix_err *err)
-{
-	struct strbuf p = STRBUF_INIT, f = STRBUF_INIT;
-	int r = conn_read_path(c, &p, err), fd;
-	if (r)
-		goto out;
-	strbuf_addf(&f, "%s/temproots", c->s->state_dir);
-	if (mkdir(f.buf, 0755) < 0 && errno != EEXIST) {
-		r = cix_error_errno(err, -errno, "cannot create '%s'", f.buf);
-		goto out;
-	}
-	strbuf_addf(&f, "/%ld", (long)getpid());
-	fd = open(f.buf, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		r = cix_error_errno(err, -errno, "cannot open '%s'", f.buf);
-		goto out;
-	}
-	strbuf_addch(&p, '\0');
-	r = cix_write_full(fd, p.buf, p.len);
-	close(fd);
-	if (r < 0) {
-		r = cix_error_errno(err, r, "cannot write '%s'", f.buf);
-		goto out;
-	}
-	strvec_push(&c->temp_roots, p.buf);
-	conn_last(c);
-	cix_wire_write_u64(&c->w, 1);
-out:
-	strbuf_release(&p);
-	strbuf_release(&f);
-	return r;
-}
-
-static int op_add_indirect_root(struct conn *c, struct cix_err *err)
-{
-	struct strbuf p = STRBUF_INIT;
-	int r = cix_wire_read_string(&c->w, &p, CIX_WIRE_MAX_PATH, err);
-	if (!r)
-		r = cix_error(err, -CIX_EUNSUPPORTED, "indirect roots are not supported yet");
-	strbuf_release(&p);
-	return r;
-}
-
 static int op_sync_with_gc(struct conn *c, struct cix_err *err)
 {
 	conn_last(c);
 	cix_wire_write_u64(&c->w, 1);
 	return 0;
-}
-
-static int op_find_roots(struct conn *c, struct cix_err *err)
-{
-	int r = conn_need_trust(c, "list the garbage collector's roots", err);
-	if (!r) {
-		conn_last(c);
-		cix_wire_write_u64(&c->w, 0);
-	}
-	return r;
 }
 
 const struct op daemon_query_ops[] = {
@@ -422,10 +368,7 @@ const struct op daemon_query_ops[] = {
 	{ 4, "QueryPathHash", op_query_path_hash },
 	{ 5, "QueryReferences", op_query_references },
 	{ 6, "QueryReferrers", op_query_referrers },
-	{ 11, "AddTempRoot", op_add_temp_root },
-	{ 12, "AddIndirectRoot", op_add_indirect_root },
 	{ 13, "SyncWithGC", op_sync_with_gc },
-	{ 14, "FindRoots", op_find_roots },
 	{ 18, "QueryDeriver", op_query_deriver },
 	{ 19, "SetOptions", op_set_options },
 	{ 21, "QuerySubstitutablePathInfo", op_has_substitutes },

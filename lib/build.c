@@ -1,5 +1,6 @@
 /* build.c - realise derivations: inputs first, then the builder, then register */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "gc.h"
 #include "build.h"
 #include "build-users.h"
 #include "drv.h"
@@ -778,6 +779,12 @@ static long collect(struct sched *sc, const char *drv_path, int depth, struct ci
 			return (long)i;
 	if (depth > MAX_DEPTH)
 		return cix_error(err, -CIX_ELIMIT, "derivations nested more than %d deep", MAX_DEPTH);
+	/*
+	 * What a build uses or makes is a temporary root from before it is
+	 * checked to the end of the process: the collector leaves it alone.
+	 */
+	if ((r = cix_store_add_temp_root(s, drv_path, err)) < 0)
+		return r;
 	if ((r = cix_db_is_valid(s->db, drv_path, err)) <= 0)
 		return r < 0 ? r : cix_error(err, -CIX_ENOTFOUND, "derivation '%s' is not valid",
 					     drv_path);
@@ -786,7 +793,12 @@ static long collect(struct sched *sc, const char *drv_path, int depth, struct ci
 	ALLOC_GROW(sc->nodes, sc->nr + 1, sc->alloc);
 	self = (long)sc->nr++;
 	sc->nodes[self] = (struct node){ .drv_path = xstrdup(drv_path), .drv = drv };
-	if ((r = outputs_valid(s, drv, err)) < 0)
+	for (size_t i = 0; !r && i < drv->nr_outputs; i++)
+		r = cix_store_add_temp_root(s, drv->outputs[i].path, err);
+	if (!r)
+		r = cix_store_add_temp_roots(s, (const char *const *)drv->input_srcs,
+					     drv->nr_input_srcs, err);
+	if (r < 0 || (r = outputs_valid(s, drv, err)) < 0)
 		return r;
 	if (r > 0 && !(sc->opts->check && depth == 0)) {
 		sc->nodes[self].state = DONE;

@@ -10,6 +10,14 @@ struct cix_writer;
 /* The writers' queue of the database, NULL if it has none. */
 struct cix_writer *cix_db_writer(struct cix_db *db);
 
+/* The SQLite handle, for the database's other files (db-gc.c). */
+struct sqlite3 *cix_db_sqlite(struct cix_db *db);
+/* A write transaction ("begin immediate") in the writers' queue, and its end. */
+int cix_db_begin_write(struct cix_db *db, struct cix_err *err);
+void cix_db_end_write(struct cix_db *db);
+/* err gets "database: what: SQLite's message"; returns -CIX_EFORMAT. */
+int cix_db_error(struct cix_db *db, struct cix_err *err, const char *what);
+
 /* Run sql (no rows); the error is recorded in err. */
 int cix_db_exec(struct cix_db *db, const char *sql, struct cix_err *err);
 

@@ -142,9 +142,29 @@ struct cix_writer *cix_db_writer(struct cix_db *db)
 static int begin_write(struct cix_db *db, struct cix_err *err);
 static void end_write(struct cix_db *db);
 
+int cix_db_begin_write(struct cix_db *db, struct cix_err *err)
+{
+	return begin_write(db, err);
+}
+
+void cix_db_end_write(struct cix_db *db)
+{
+	end_write(db);
+}
+
+struct sqlite3 *cix_db_sqlite(struct cix_db *db)
+{
+	return db->h;
+}
+
 static int db_error(struct cix_db *db, struct cix_err *err, const char *what)
 {
 	return cix_error(err, -CIX_EFORMAT, "database: %s: %s", what, sqlite3_errmsg(db->h));
+}
+
+int cix_db_error(struct cix_db *db, struct cix_err *err, const char *what)
+{
+	return db_error(db, err, what);
 }
 
 static sqlite3_stmt *stmt(struct cix_db *db, enum stmt s, struct cix_err *err)

@@ -137,6 +137,34 @@ int cix_db_graph(struct cix_db *db, const char *const *paths, size_t n,
 void cix_db_graph_release(struct cix_db_graph *g);
 
 /*
+ * Every valid path, as the garbage collector needs them (lib/db-gc.c),
+ * read in one transaction: paths sorted bytewise; for each, its NAR size,
+ * the index of its deriver (NONE when the deriver is not valid or
+ * unknown), its references and, for a derivation, its valid outputs, as
+ * index lists like cix_db_graph's (refs[refs_at[i] .. refs_at[i + 1])).
+ */
+#define CIX_DB_NONE SIZE_MAX
+struct cix_db_all {
+	size_t nr;
+	char **paths;
+	uint64_t *nar_size;
+	size_t *deriver;
+	size_t *refs_at, *refs;
+	size_t *outs_at, *outs;
+};
+int cix_db_load_all(struct cix_db *db, struct cix_db_all *a, struct cix_err *err);
+void cix_db_all_release(struct cix_db_all *a);
+
+/*
+ * Make paths[0..n) invalid, in that order, in one transaction: a path
+ * that another valid path still refers to (one not made invalid before
+ * it) is skipped, and so is one not valid. done[i] says which were made
+ * invalid. Returns how many, or a negative code (then none was).
+ */
+long cix_db_invalidate_many(struct cix_db *db, const char *const *paths, size_t n,
+			    unsigned char *done, struct cix_err *err);
+
+/*
  * Make path invalid. Refused (-CIX_EEXIST) while another valid path refers
  * to it; -CIX_ENOTFOUND if it is not valid.
  */

@@ -1,175 +1,397 @@
-/* gc.c - garbage collector roots, and what they keep alive */
+/* gc.c - the garbage collector: what is alive, and deleting the rest */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "gc.h"
+#include "nar-read.h"
+#include "store-int.h"
+#include "store-path.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_DEPTH 32
-#define MAX_HOPS 8
+/*
+ * The graph of every valid path is read at once (cix_db_load_all) and
+ * marked in memory from the roots. The dead paths are then deleted in an
+ * order where each comes before what it refers to: invalidated in batches
+ * (one transaction each, every path checked to have no referrer left),
+ * then their files removed.
+ */
 
-/* If p is in the store, push the store path it is in (STORE/HASH-NAME). */
-static void add_store_path(struct cix_store *s, const char *p, struct strvec *roots)
+#define BATCH 512
+
+struct gc {
+	struct cix_store *s;
+	const struct cix_gc_opts *o;
+	struct cix_gc_result *res;
+	struct cix_db_all all;
+	struct strvec roots;        /* every root's path, valid or not; sorted */
+	unsigned char *live;
+};
+
+static size_t find(const struct cix_db_all *a, const char *path)
 {
-	size_t n = strlen(s->store_dir);
-	if (strncmp(p, s->store_dir, n) || p[n] != '/' || !p[n + 1])
-		return;
-	const char *end = strchrnul(p + n + 1, '/');
-	char *path = xstrndup(p, (size_t)(end - p));
-	if (cix_store_check_path(s, path, NULL) == 0)
-		strvec_push(roots, path);
-	free(path);
-}
-
-static void scan(struct cix_store *s, const char *path, int depth, struct strvec *roots);
-
-/* A symlink: follow it (a few hops) until it leaves for the store or a directory. */
-static void follow(struct cix_store *s, const char *link, int depth, struct strvec *roots)
-{
-	char target[PATH_MAX], cur[PATH_MAX];
-	snprintf(cur, sizeof(cur), "%s", link);
-	for (int hop = 0; hop < MAX_HOPS; hop++) {
-		ssize_t n = readlink(cur, target, sizeof(target) - 1);
-		if (n < 0)
-			return;
-		target[n] = '\0';
-		if (target[0] != '/') {
-			/* relative to the link's directory */
-			char *slash = strrchr(cur, '/');
-			char joined[PATH_MAX];
-			if (!slash || snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - cur), cur,
-					       target) >= (int)sizeof(joined))
-				return;
-			snprintf(target, sizeof(target), "%s", joined);
-		}
-		size_t sn = strlen(s->store_dir);
-		if (!strncmp(target, s->store_dir, sn) && target[sn] == '/') {
-			add_store_path(s, target, roots);
-			return;
-		}
-		struct stat st;
-		if (lstat(target, &st) < 0)
-			return;
-		if (S_ISDIR(st.st_mode)) {
-			/* Only the state directory's own trees (profiles) are walked:
-			   a root pointing at / or /etc is not a reason to read them. */
-			size_t sd = strlen(s->state_dir);
-			if (!strncmp(target, s->state_dir, sd) && target[sd] == '/' &&
-			    !strstr(target, "/../") && !strstr(target, "/./"))
-				scan(s, target, depth + 1, roots);
-			return;
-		}
-		if (!S_ISLNK(st.st_mode))
-			return;
-		snprintf(cur, sizeof(cur), "%s", target);
+	size_t lo = 0, hi = a->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(a->paths[mid], path);
+		if (!c)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	return CIX_DB_NONE;
 }
 
-static void scan(struct cix_store *s, const char *path, int depth, struct strvec *roots)
+static int ends_with(const char *s, const char *suffix)
 {
-	DIR *d;
-	struct dirent *de;
-	if (depth > MAX_DEPTH || !(d = opendir(path)))
-		return;
-	while ((de = readdir(d))) {
-		char p[PATH_MAX];
-		struct stat st;
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static void mark(struct gc *g)
+{
+	const struct cix_db_all *a = &g->all;
+	size_t *stack = xcalloc(a->nr ? a->nr : 1, sizeof(*stack)), top = 0;
+	g->live = xcalloc(a->nr ? a->nr : 1, 1);
+#define PUSH(i) do { size_t i_ = (i); if (i_ != CIX_DB_NONE && !g->live[i_]) { \
+		g->live[i_] = 1; stack[top++] = i_; } } while (0)
+	for (size_t i = 0; i < g->roots.nr; i++)
+		PUSH(find(a, g->roots.v[i]));
+	while (top) {
+		size_t i = stack[--top];
+		for (size_t k = a->refs_at[i]; k < a->refs_at[i + 1]; k++)
+			PUSH(a->refs[k]);
+		if (g->o->keep_derivations)
+			PUSH(a->deriver[i]);
+		if (g->o->keep_outputs && ends_with(a->paths[i], ".drv"))
+			for (size_t k = a->outs_at[i]; k < a->outs_at[i + 1]; k++)
+				PUSH(a->outs[k]);
+	}
+#undef PUSH
+	free(stack);
+}
+
+/*
+ * The paths of set (flags per index) in an order where referrers come
+ * first (Kahn's algorithm on the set's own edges); those on a cycle, if
+ * any, at the end.
+ */
+static size_t *referrers_first(const struct cix_db_all *a, const unsigned char *set, size_t *nr)
+{
+	size_t *indeg = xcalloc(a->nr ? a->nr : 1, sizeof(*indeg));
+	size_t *order = xcalloc(a->nr ? a->nr : 1, sizeof(*order)), n = 0, head = 0;
+	unsigned char *placed = xcalloc(a->nr ? a->nr : 1, 1);
+	for (size_t i = 0; i < a->nr; i++)
+		if (set[i])
+			for (size_t k = a->refs_at[i]; k < a->refs_at[i + 1]; k++)
+				if (a->refs[k] != i && set[a->refs[k]])
+					indeg[a->refs[k]]++;
+	for (size_t i = 0; i < a->nr; i++)
+		if (set[i] && !indeg[i]) {
+			order[n++] = i;
+			placed[i] = 1;
+		}
+	while (head < n) {
+		size_t i = order[head++];
+		for (size_t k = a->refs_at[i]; k < a->refs_at[i + 1]; k++) {
+			size_t j = a->refs[k];
+			if (j != i && set[j] && !placed[j] && !--indeg[j]) {
+				order[n++] = j;
+				placed[j] = 1;
+			}
+		}
+	}
+	for (size_t i = 0; i < a->nr; i++)
+		if (set[i] && !placed[i])
+			order[n++] = i;
+	free(indeg);
+	free(placed);
+	*nr = n;
+	return order;
+}
+
+static int done_enough(const struct gc *g)
+{
+	return g->o->max_freed && g->res->bytes_freed >= g->o->max_freed;
+}
+
+/* Invalidate, then delete, paths[0..n) (in order). */
+static int delete_batch(struct gc *g, const char *const *paths, size_t n, struct cix_err *err)
+{
+	unsigned char *done = xcalloc(n ? n : 1, 1);
+	long r = cix_db_invalidate_many(g->s->db, paths, n, done, err);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		if (!done[i])
 			continue;
-		if (snprintf(p, sizeof(p), "%s/%s", path, de->d_name) >= (int)sizeof(p) ||
-		    lstat(p, &st) < 0)
-			continue;
-		if (S_ISLNK(st.st_mode))
-			follow(s, p, depth, roots);
-		else if (S_ISDIR(st.st_mode))
-			scan(s, p, depth + 1, roots);
-	}
-	closedir(d);
-}
-
-static void temp_roots(struct cix_store *s, struct strvec *roots)
-{
-	struct strbuf dir = STRBUF_INIT;
-	DIR *d;
-	struct dirent *de;
-	strbuf_addf(&dir, "%s/temproots", s->state_dir);
-	if (!(d = opendir(dir.buf))) {
-		strbuf_release(&dir);
-		return;
-	}
-	while ((de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-		if (*end || pid <= 0 || cix_name_of_dead_process(de->d_name, ""))
-			continue;
-		struct strbuf f = STRBUF_INIT, data = STRBUF_INIT;
-		strbuf_addf(&f, "%s/%s", dir.buf, de->d_name);
-		int fd = open(f.buf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0) {
-			char buf[65536];
-			ssize_t n;
-			while ((n = read(fd, buf, sizeof(buf))) > 0 && data.len < (64u << 20))
-				strbuf_add(&data, buf, (size_t)n);
-			close(fd);
-			for (size_t i = 0; i < data.len; i += strlen(data.buf + i) + 1)
-				add_store_path(s, data.buf + i, roots);
+		struct cix_err e = { 0 };
+		const char *base = paths[i] + strlen(g->s->store_dir) + 1;
+		/* Invalid already: a failure here leaves garbage for the next run. */
+		if (cix_remove_tree_counted(g->s->store_fd, base, &g->res->bytes_freed, &e) < 0) {
+			r = cix_error(err, e.code, "%s", e.msg);
+			break;
 		}
-		strbuf_release(&f);
-		strbuf_release(&data);
+		g->res->nr_deleted++;
+		if (g->o->each && (r = g->o->each(paths[i], g->o->opaque)) < 0)
+			break;
 	}
-	closedir(d);
-	strbuf_release(&dir);
+	free(done);
+	return r < 0 ? (int)r : 0;
 }
 
-int cix_gc_roots(struct cix_store *s, struct strvec *roots, struct cix_err *err)
+static int delete_in_order(struct gc *g, const size_t *order, size_t n, struct cix_err *err)
 {
-	struct strbuf dir = STRBUF_INIT;
-	strbuf_addf(&dir, "%s/gcroots", s->state_dir);
-	scan(s, dir.buf, 0, roots);
-	strbuf_release(&dir);
-	temp_roots(s, roots);
-	strvec_sort_unique(roots);
+	size_t batch = g->o->max_freed ? 16 : BATCH;
+	const char **paths = xcalloc(batch, sizeof(*paths));
+	int r = 0;
+	for (size_t i = 0; !r && i < n && !done_enough(g); i += batch) {
+		size_t m = n - i < batch ? n - i : batch;
+		for (size_t k = 0; k < m; k++)
+			paths[k] = g->all.paths[order[i + k]];
+		r = delete_batch(g, paths, m, err);
+	}
+	free(paths);
+	return r;
+}
+
+static int is_root(const struct gc *g, const char *path)
+{
+	size_t lo = 0, hi = g->roots.nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(g->roots.v[mid], path);
+		if (!c)
+			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return 0;
 }
 
-int cix_gc_paths(struct cix_store *s, int dead, struct strvec *out, struct cix_err *err)
+/*
+ * Entries of the store that are not valid: leftovers of crashes and of
+ * interrupted collections, or paths being built or added now (those are
+ * temporary roots, and their locks are held). Stale lock files go too.
+ */
+static void delete_leftovers(struct gc *g)
 {
-	struct strvec roots = STRVEC_INIT, valid_roots = STRVEC_INIT, all = STRVEC_INIT;
-	struct cix_db_graph g = { 0 };
-	int r = cix_gc_roots(s, &roots, err);
-	for (size_t i = 0; !r && i < roots.nr; i++)
-		if ((r = cix_db_is_valid(s->db, roots.v[i], err)) > 0) {
-			strvec_push(&valid_roots, roots.v[i]);
-			r = 0;
+	struct cix_store *s = g->s;
+	int fd = openat(s->store_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	struct strbuf path = STRBUF_INIT;
+	struct strvec names = STRVEC_INIT;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			strvec_push(&names, de->d_name);
+	closedir(d);
+	for (size_t i = 0; i < names.nr && !done_enough(g); i++) {
+		char *name = names.v[i];
+		size_t len = strlen(name);
+		struct cix_path_lock lock;
+		int is_lock = ends_with(name, ".lock");
+		if (is_lock)
+			name[len - 5] = '\0';
+		if (cix_store_basename_check(name, strlen(name), NULL) < 0)
+			continue;
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%s", s->store_dir, name);
+		if (is_lock) {
+			/* Free and still there: unlocking deletes it. */
+			if (cix_path_trylock(s, path.buf, &lock, NULL) == 0)
+				cix_path_unlock(s, &lock);
+			continue;
 		}
-	if (!r)
-		r = cix_db_graph(s->db, (const char *const *)valid_roots.v, valid_roots.nr,
-				 CIX_DB_EDGES_REQUISITES, &g, err);
-	if (!r && (r = cix_db_all_valid(s->db, strvec_push_fn, &all, err)) >= 0) {
-		r = 0;
-		/* both sorted bytewise: one merge */
-		size_t j = 0;
-		for (size_t i = 0; i < all.nr; i++) {
-			while (j < g.nr && strcmp(g.paths[j], all.v[i]) < 0)
-				j++;
-			int live = j < g.nr && !strcmp(g.paths[j], all.v[i]);
-			if (live != dead)
-				strvec_push(out, all.v[i]);
+		if (find(&g->all, path.buf) != CIX_DB_NONE || is_root(g, path.buf))
+			continue;
+		if (cix_path_trylock(s, path.buf, &lock, NULL) < 0)
+			continue;
+		/* Registered since the graph was read? Then it is not garbage. */
+		if (cix_db_is_valid(s->db, path.buf, NULL) == 0 &&
+		    cix_remove_tree_counted(s->store_fd, name, &g->res->bytes_freed, NULL) == 0 &&
+		    g->o->each)
+			g->o->each(path.buf, g->o->opaque);
+		cix_path_unlock(s, &lock);
+	}
+	strvec_clear(&names);
+	strbuf_release(&path);
+}
+
+/* Identical-file links that only the .links directory still holds. */
+static void delete_unused_links(struct gc *g)
+{
+	int fd = openat(g->s->store_fd, ".links", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (de->d_name[0] == '.' ||
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_nlink != 1)
+			continue;
+		if (unlinkat(fd, de->d_name, 0) == 0)
+			g->res->bytes_freed += (uint64_t)st.st_blocks * 512;
+	}
+	closedir(d);
+}
+
+static int list(struct gc *g, int live)
+{
+	for (size_t i = 0; i < g->all.nr; i++)
+		if (!g->live[i] == !live && g->o->each) {
+			int r = g->o->each(g->all.paths[i], g->o->opaque);
+			if (r < 0)
+				return r;
+		}
+	return 0;
+}
+
+static int delete_specific(struct gc *g, struct cix_err *err)
+{
+	const struct cix_db_all *a = &g->all;
+	unsigned char *set = xcalloc(a->nr ? a->nr : 1, 1);
+	size_t n = 0, *order = NULL;
+	int r = 0;
+	for (size_t i = 0; !r && i < g->o->nr_paths; i++) {
+		const char *p = g->o->paths[i];
+		size_t k = find(a, p);
+		if (k == CIX_DB_NONE)
+			r = cix_error(err, -CIX_ENOTFOUND, "cannot delete '%s': it is not valid", p);
+		else if (g->live[k])
+			r = cix_error(err, -CIX_EEXIST, "cannot delete '%s': it is still alive", p);
+		else
+			set[k] = 1;
+	}
+	/* Every referrer must go too: all or nothing. */
+	for (size_t i = 0; !r && i < a->nr; i++)
+		if (!set[i])
+			for (size_t k = a->refs_at[i]; !r && k < a->refs_at[i + 1]; k++)
+				if (set[a->refs[k]] && a->refs[k] != i)
+					r = cix_error(err, -CIX_EEXIST,
+						      "cannot delete '%s': it is still referenced by '%s'",
+						      a->paths[a->refs[k]], a->paths[i]);
+	if (!r) {
+		order = referrers_first(a, set, &n);
+		r = delete_in_order(g, order, n, err);
+	}
+	free(order);
+	free(set);
+	return r;
+}
+
+int cix_gc_collect(struct cix_store *s, const struct cix_gc_opts *o, struct cix_gc_result *res,
+		   struct cix_err *err)
+{
+	struct cix_gc_result ignored = { 0 };
+	struct gc g = { .s = s, .o = o, .res = res ? res : &ignored, .roots = STRVEC_INIT };
+	struct cix_gc_roots roots = { 0 };
+	int deleting = o->action == CIX_GC_DELETE_DEAD || o->action == CIX_GC_DELETE_SPECIFIC;
+	int lock = -1, r;
+	struct strbuf p = STRBUF_INIT;
+
+	if (!s->db)
+		return cix_error(err, -CIX_EUNSUPPORTED, "the garbage collector needs the local store");
+	memset(g.res, 0, sizeof(*g.res));
+	if (deleting) {
+		/* One collector at a time; no new temporary-roots file meanwhile. */
+		strbuf_addf(&p, "%s/gc.lock", s->state_dir);
+		lock = open(p.buf, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (lock < 0) {
+			r = cix_error_errno(err, -errno, "cannot open '%s'", p.buf);
+			goto out;
+		}
+		while ((r = flock(lock, LOCK_EX)) < 0 && errno == EINTR)
+			;
+		if (r < 0) {
+			r = cix_error_errno(err, -errno, "cannot lock '%s'", p.buf);
+			goto out;
 		}
 	}
-	if (g.paths)
-		cix_db_graph_release(&g);
-	strvec_clear(&roots);
-	strvec_clear(&valid_roots);
-	strvec_clear(&all);
+	if ((r = cix_gc_find_roots(s, deleting, &roots, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < roots.nr; i++)
+		strvec_push(&g.roots, roots.v[i].path);
+	strvec_sort_unique(&g.roots);
+	if ((r = cix_db_load_all(s->db, &g.all, err)) < 0)
+		goto out;
+	mark(&g);
+	switch (o->action) {
+	case CIX_GC_LIST_LIVE:
+	case CIX_GC_LIST_DEAD:
+		r = list(&g, o->action == CIX_GC_LIST_LIVE);
+		break;
+	case CIX_GC_DELETE_SPECIFIC:
+		r = delete_specific(&g, err);
+		break;
+	case CIX_GC_DELETE_DEAD: {
+		unsigned char *dead = xcalloc(g.all.nr ? g.all.nr : 1, 1);
+		size_t n;
+		for (size_t i = 0; i < g.all.nr; i++)
+			dead[i] = !g.live[i];
+		size_t *order = referrers_first(&g.all, dead, &n);
+		r = delete_in_order(&g, order, n, err);
+		free(order);
+		free(dead);
+		if (!r && !done_enough(&g))
+			delete_leftovers(&g);
+		if (!r)
+			delete_unused_links(&g);
+		break;
+	}
+	}
+out:
+	cix_gc_roots_release(&roots);
+	strvec_clear(&g.roots);
+	cix_db_all_release(&g.all);
+	free(g.live);
+	if (lock >= 0)
+		close(lock);
+	strbuf_release(&p);
 	return r;
+}
+
+int cix_parse_size(const char *text, uint64_t *out)
+{
+	static const struct { const char *suffix; uint64_t mult; } units[] = {
+		{ "", 1 }, { "B", 1 },
+		{ "K", 1ULL << 10 }, { "KiB", 1ULL << 10 }, { "KB", 1000 }, { "k", 1ULL << 10 },
+		{ "M", 1ULL << 20 }, { "MiB", 1ULL << 20 }, { "MB", 1000000 },
+		{ "G", 1ULL << 30 }, { "GiB", 1ULL << 30 }, { "GB", 1000000000 },
+		{ "T", 1ULL << 40 }, { "TiB", 1ULL << 40 }, { "TB", 1000000000000ULL },
+	};
+	char *end;
+	if (!isdigit((unsigned char)*text))
+		return -CIX_EINVAL;
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (errno)
+		return -CIX_EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].suffix)) {
+			if (v > UINT64_MAX / units[i].mult)
+				return -CIX_EINVAL;
+			*out = v * units[i].mult;
+			return 0;
+		}
+	return -CIX_EINVAL;
 }

@@ -129,8 +129,7 @@ static int process_stderr(struct cix_remote *r, struct cix_err *err)
 	return ret;
 }
 
-/* Send what is buffered, then read the frames up to the reply. */
-static int call(struct cix_remote *r, struct cix_err *err)
+int cix_remote_call(struct cix_remote *r, struct cix_err *err)
 {
 	int ret;
 	if (r->broken)
@@ -219,7 +218,7 @@ int cix_remote_is_valid(struct cix_remote *r, const char *path, struct cix_err *
 	int ret;
 	cix_wire_write_u64(&r->w, 1);
 	cix_wire_write_str(&r->w, path);
-	if ((ret = call(r, err)) < 0 || (ret = cix_wire_read_u64(&r->w, &v, err)) < 0)
+	if ((ret = cix_remote_call(r, err)) < 0 || (ret = cix_wire_read_u64(&r->w, &v, err)) < 0)
 		return ret;
 	return v != 0;
 }
@@ -275,7 +274,7 @@ int cix_remote_query(struct cix_remote *r, const char *path, struct cix_path_inf
 	memset(info, 0, sizeof(*info));
 	cix_wire_write_u64(&r->w, 26);
 	cix_wire_write_str(&r->w, path);
-	if ((ret = call(r, err)) < 0 || (ret = cix_wire_read_u64(&r->w, &found, err)) < 0)
+	if ((ret = cix_remote_call(r, err)) < 0 || (ret = cix_wire_read_u64(&r->w, &found, err)) < 0)
 		return ret;
 	if (!found)
 		return cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid", path);
@@ -295,7 +294,7 @@ int cix_remote_list(struct cix_remote *r, uint64_t op, const char *path, cix_pat
 	int ret;
 	cix_wire_write_u64(&r->w, op);
 	cix_wire_write_str(&r->w, path);
-	if ((ret = call(r, err)) == 0 &&
+	if ((ret = cix_remote_call(r, err)) == 0 &&
 	    (ret = cix_wire_read_strings(&r->w, &out, CIX_WIRE_MAX_LIST, CIX_WIRE_MAX_PATH, err)) == 0)
 		for (size_t i = 0; !ret && i < out.nr; i++)
 			ret = fn(out.v[i], opaque);
@@ -341,7 +340,7 @@ static int add_reply(struct cix_remote *r, struct strbuf *out, struct cix_err *e
 	struct cix_path_info info = { 0 };
 	int ret;
 	cix_wire_write_u64(&r->w, 0);   /* the last frame */
-	if ((ret = call(r, err)) >= 0 &&
+	if ((ret = cix_remote_call(r, err)) >= 0 &&
 	    (ret = cix_wire_read_string(&r->w, &path, CIX_WIRE_MAX_PATH, err)) >= 0 &&
 	    (ret = read_info(r, &info, err)) >= 0)
 		strbuf_addstr(out, path.buf);
@@ -425,7 +424,7 @@ int cix_remote_add_nar(struct cix_remote *r, const struct cix_path_info *info,
 		return ret;
 	}
 	cix_wire_write_u64(&r->w, 0);
-	return call(r, err);
+	return cix_remote_call(r, err);
 }
 
 /* The raw NAR that follows LAST: read exactly one, and pass it on. */
@@ -452,7 +451,7 @@ int cix_remote_nar(struct cix_remote *r, const char *path, cix_sink_fn sink, voi
 	int ret;
 	cix_wire_write_u64(&r->w, 38);
 	cix_wire_write_str(&r->w, path);
-	if ((ret = call(r, err)) < 0)
+	if ((ret = cix_remote_call(r, err)) < 0)
 		return ret;
 	/* The NAR's own structure says where it ends. */
 	ret = cix_nar_check(tee_read, &t, NULL, NULL, err);
@@ -487,7 +486,7 @@ static int set_options(struct cix_remote *r, const struct cix_build_opts *o, str
 	cix_wire_write_str(&r->w, t);
 	cix_wire_write_str(&r->w, "max-build-log-size");
 	cix_wire_write_str(&r->w, l);
-	return call(r, err);
+	return cix_remote_call(r, err);
 }
 
 /* n BuildResults; the first failure becomes the error (104: not deterministic). */
@@ -551,7 +550,7 @@ int cix_remote_build(struct cix_remote *r, const char *const *drvs, size_t n,
 		strbuf_release(&t);
 	}
 	cix_wire_write_u64(&r->w, opts->check ? 2 : 0);
-	if ((ret = call(r, err)) < 0)
+	if ((ret = cix_remote_call(r, err)) < 0)
 		return ret;
 	if (r->minor < 34)
 		return cix_wire_read_u64(&r->w, &one, err);
@@ -566,7 +565,7 @@ int cix_remote_verify(struct cix_remote *r, int check_contents, int repair, int 
 	cix_wire_write_u64(&r->w, 35);
 	cix_wire_write_u64(&r->w, (uint64_t)!!check_contents);
 	cix_wire_write_u64(&r->w, (uint64_t)!!repair);
-	if ((ret = call(r, err)) < 0 || (ret = cix_wire_read_u64(&r->w, &v, err)) < 0)
+	if ((ret = cix_remote_call(r, err)) < 0 || (ret = cix_wire_read_u64(&r->w, &v, err)) < 0)
 		return ret;
 	*errors = v != 0;
 	return 0;
@@ -577,28 +576,7 @@ int cix_remote_optimise(struct cix_remote *r, struct cix_err *err)
 	uint64_t v;
 	int ret;
 	cix_wire_write_u64(&r->w, 34);
-	if ((ret = call(r, err)) < 0)
+	if ((ret = cix_remote_call(r, err)) < 0)
 		return ret;
 	return cix_wire_read_u64(&r->w, &v, err);
-}
-
-int cix_remote_delete(struct cix_remote *r, const char *const *paths, size_t n,
-		      struct cix_err *err)
-{
-	struct strvec deleted = STRVEC_INIT;
-	uint64_t x;
-	int ret;
-	cix_wire_write_u64(&r->w, 20);
-	cix_wire_write_u64(&r->w, 3);          /* DeleteSpecific */
-	cix_wire_write_strings(&r->w, paths, n);
-	cix_wire_write_u64(&r->w, 0);          /* ignoreLiveness */
-	cix_wire_write_u64(&r->w, UINT64_MAX); /* maxFreed */
-	for (int i = 0; i < 3; i++)
-		cix_wire_write_u64(&r->w, 0);
-	if ((ret = call(r, err)) == 0 &&
-	    (ret = cix_wire_read_strings(&r->w, &deleted, CIX_WIRE_MAX_LIST, CIX_WIRE_MAX_PATH, err)) == 0 &&
-	    (ret = cix_wire_read_u64(&r->w, &x, err)) == 0)
-		ret = cix_wire_read_u64(&r->w, &x, err);
-	strvec_clear(&deleted);
-	return ret;
 }

@@ -53,8 +53,27 @@ int cix_remote_build(struct cix_remote *r, const char *const *drvs, size_t n,
 int cix_remote_verify(struct cix_remote *r, int check_contents, int repair, int *errors,
 		      struct cix_err *err);
 int cix_remote_optimise(struct cix_remote *r, struct cix_err *err);
+/* Send what is buffered, then read the daemon's frames up to the reply. */
+int cix_remote_call(struct cix_remote *r, struct cix_err *err);
+
+/* lib/remote-gc.c: the garbage collector's operations. */
 /* CollectGarbage's DeleteSpecific: each path, unless alive or referred to. */
 int cix_remote_delete(struct cix_remote *r, const char *const *paths, size_t n,
 		      struct cix_err *err);
+/*
+ * CollectGarbage: action 0 lists the live paths, 1 the dead, 2 deletes the
+ * dead (until max_freed bytes are freed), 3 deletes paths; the paths
+ * listed or deleted are appended to out, the bytes freed to *freed.
+ */
+int cix_remote_collect_garbage(struct cix_remote *r, unsigned action, const char *const *paths,
+			       size_t n, uint64_t max_freed, struct strvec *out,
+			       uint64_t *freed, struct cix_err *err);
+/* AddTempRoot: path stays alive while this connection lasts. */
+int cix_remote_add_temp_root(struct cix_remote *r, const char *path, struct cix_err *err);
+/* AddIndirectRoot: the symlink link (absolute) becomes a root while it exists. */
+int cix_remote_add_indirect_root(struct cix_remote *r, const char *link, struct cix_err *err);
+/* FindRoots: the roots' links and the store paths they keep, pairwise. */
+int cix_remote_find_roots(struct cix_remote *r, struct strvec *links, struct strvec *paths,
+			  struct cix_err *err);
 
 #endif

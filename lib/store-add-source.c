@@ -1,5 +1,6 @@
 /* store-add-source.c - add content that arrives as a stream (the daemon's adds) */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "gc.h"
 #include "store.h"
 #include "store-int.h"
 #include "store-path.h"
@@ -327,6 +328,7 @@ int cix_store_add_nar(struct cix_store *s, struct cix_path_info *info, int need_
 		if (!strcmp(info->refs[i], info->path))
 			continue;
 		if ((r = cix_store_check_path(s, info->refs[i], err)) == 0 &&
+		    (r = cix_store_add_temp_root(s, info->refs[i], err)) == 0 &&
 		    (r = cix_db_is_valid(s->db, info->refs[i], err)) == 0)
 			r = cix_error(err, -CIX_ENOTFOUND, "reference '%s' of '%s' is not valid",
 				      info->refs[i], info->path);
@@ -335,7 +337,8 @@ int cix_store_add_nar(struct cix_store *s, struct cix_path_info *info, int need_
 	}
 	if (!r && (r = cix_store_check_drv(s, info->path, t.buf, err)) == 0)
 		r = cix_store_drv_outputs(s, info, t.buf, err);
-	if (!r && (r = cix_db_is_valid(s->db, info->path, err)) == 0)
+	if (!r && (r = cix_store_add_temp_root(s, info->path, err)) == 0 &&
+	    (r = cix_db_is_valid(s->db, info->path, err)) == 0)
 		r = cix_store_install(s, tmp.buf, info, err);
 	if (r > 0)
 		r = 0;

@@ -17,7 +17,7 @@ static int open_remote(const char *socket_path, struct cix_store **out, struct c
 {
 	struct cix_store *s = xcalloc(1, sizeof(*s));
 	int r;
-	s->store_fd = s->tmp_fd = -1;
+	s->store_fd = s->tmp_fd = s->temproots_fd = -1;
 	s->store_dir = xstrdup(cix_store_dir());
 	s->state_dir = xstrdup(cix_state_dir());
 	if ((r = cix_store_dir_check(s->store_dir, err)) < 0 ||

@@ -1,5 +1,6 @@
 /* store-import.c - import export streams into the store, all or nothing */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "gc.h"
 #include "store.h"
 #include "export.h"
 #include "nar-read.h"
@@ -87,7 +88,9 @@ static int check_refs(struct import *im, struct cix_err *err)
 			for (size_t j = 0; !found && j < i; j++)
 				found = !strcmp(ref, im->e[j].info.path);
 			if (!found) {
-				int r = cix_db_is_valid(im->s->db, ref, err);
+				int r = cix_store_add_temp_root(im->s, ref, err);
+				if (!r)
+					r = cix_db_is_valid(im->s->db, ref, err);
 				if (r < 0)
 					return r;
 				if (!r)
@@ -125,7 +128,8 @@ static int commit(struct import *im, struct cix_err *err)
 			order[i]->skip = 1; /* the same path twice: keep the first lock */
 			continue;
 		}
-		r = cix_path_lock(s, order[i]->info.path, &order[i]->lock, err);
+		if ((r = cix_store_add_temp_root(s, order[i]->info.path, err)) == 0)
+			r = cix_path_lock(s, order[i]->info.path, &order[i]->lock, err);
 	}
 	tfd = openat(s->store_fd, ".cix-tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (!r && tfd < 0)

@@ -72,14 +72,18 @@ static int disappeared(struct cix_store *s, const char *path, cix_report_fn repo
 	return bad;
 }
 
-int cix_store_verify_paths(struct cix_store *s, const char *const *paths, size_t n,
-			   int check_contents, int repair, cix_report_fn report, void *opaque)
+static int verify_paths(struct cix_store *s, const char *const *paths, size_t n,
+			int check_contents, int repair, int skip_invalid, cix_report_fn report,
+			void *opaque)
 {
 	int problems = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct cix_err err = { 0 };
 		int r = cix_store_verify_path(s, paths[i], check_contents, &err);
-		if (r == -ENOENT) {
+		if (skip_invalid && (r == -CIX_ENOTFOUND ||
+				     (r == -ENOENT && cix_db_is_valid(s->db, paths[i], NULL) == 0))) {
+			continue;   /* deleted (by the collector) since it was listed */
+		} else if (r == -ENOENT) {
 			problems += disappeared(s, paths[i], report, opaque);
 		} else if (r < 0) {
 			report(opaque, 1, err.msg);
@@ -95,14 +99,20 @@ int cix_store_verify_paths(struct cix_store *s, const char *const *paths, size_t
 	return problems;
 }
 
+int cix_store_verify_paths(struct cix_store *s, const char *const *paths, size_t n,
+			   int check_contents, int repair, cix_report_fn report, void *opaque)
+{
+	return verify_paths(s, paths, n, check_contents, repair, 0, report, opaque);
+}
+
 int cix_store_verify_all(struct cix_store *s, int check_contents, int repair,
 			 cix_report_fn report, void *opaque, struct cix_err *err)
 {
 	struct strvec paths = STRVEC_INIT;
 	int r = cix_db_all_valid(s->db, strvec_push_fn, &paths, err);
 	if (r >= 0)
-		r = cix_store_verify_paths(s, (const char *const *)paths.v, paths.nr, check_contents,
-					   repair, report, opaque);
+		r = verify_paths(s, (const char *const *)paths.v, paths.nr, check_contents, repair,
+				 1, report, opaque);
 	strvec_clear(&paths);
 	return r;
 }

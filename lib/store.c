@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "store.h"
 #include "store-int.h"
+#include "gc.h"
 #include "remote.h"
 #include "encoding.h"
 #include "nar.h"
@@ -64,19 +65,31 @@ static int take_lock(struct cix_store *s, struct cix_path_lock *lock, int nonblo
 	}
 }
 
-int cix_path_lock(struct cix_store *s, const char *path, struct cix_path_lock *lock,
-		  struct cix_err *err)
+static int path_lock(struct cix_store *s, const char *path, struct cix_path_lock *lock,
+		     int nonblock, struct cix_err *err)
 {
 	struct cix_store_path_parts parts;
 	int r = cix_store_path_parse(s->store_dir, path, &parts, err);
 	if (r < 0)
 		return r;
 	lock_name(parts.base, lock);
-	if ((r = take_lock(s, lock, 0, err)) < 0) {
+	if ((r = take_lock(s, lock, nonblock, err)) < 0) {
 		free(lock->name);
 		lock->name = NULL;
 	}
 	return r;
+}
+
+int cix_path_lock(struct cix_store *s, const char *path, struct cix_path_lock *lock,
+		  struct cix_err *err)
+{
+	return path_lock(s, path, lock, 0, err);
+}
+
+int cix_path_trylock(struct cix_store *s, const char *path, struct cix_path_lock *lock,
+		     struct cix_err *err)
+{
+	return path_lock(s, path, lock, 1, err);
 }
 
 void cix_path_unlock(struct cix_store *s, struct cix_path_lock *lock)
@@ -88,6 +101,42 @@ void cix_path_unlock(struct cix_store *s, struct cix_path_lock *lock)
 	close(lock->fd);
 	free(lock->name);
 	lock->name = NULL;
+}
+
+/*
+ * Temporary roots of processes that died without closing the store (their
+ * file's lock is free). Skipped while a collector runs or a process is
+ * making its file (both hold the GC lock).
+ */
+static void clean_temp_roots(struct cix_store *s)
+{
+	struct strbuf p = STRBUF_INIT;
+	DIR *d;
+	struct dirent *de;
+	strbuf_addf(&p, "%s/gc.lock", s->state_dir);
+	int gc = open(p.buf, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/temproots", s->state_dir);
+	if (gc < 0 || flock(gc, LOCK_EX | LOCK_NB) < 0 || !(d = opendir(p.buf))) {
+		if (gc >= 0)
+			close(gc);
+		strbuf_release(&p);
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+		if (de->d_name[0] == '.')
+			continue;
+		int fd = openat(dirfd(d), de->d_name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
+			unlinkat(dirfd(d), de->d_name, 0);
+		close(fd);
+	}
+	closedir(d);
+	close(gc);
+	strbuf_release(&p);
 }
 
 /* Remove temporaries of adds that died: those whose lock nobody holds. */
@@ -131,6 +180,7 @@ int cix_store_open(const char *store_dir, const char *state_dir,
 
 	s->store_fd = -1;
 	s->tmp_fd = -1;
+	s->temproots_fd = -1;
 	s->store_dir = xstrdup(store_dir ? store_dir : cix_store_dir());
 	s->state_dir = xstrdup(state_dir ? state_dir : cix_state_dir());
 	if ((r = cix_store_dir_check(s->store_dir, err)) < 0)
@@ -154,6 +204,7 @@ int cix_store_open(const char *store_dir, const char *state_dir,
 		goto fail;
 	strbuf_release(&db);
 	clean_tmp(s);
+	clean_temp_roots(s);
 	*out = s;
 	return 0;
 fail:
@@ -167,6 +218,7 @@ void cix_store_close(struct cix_store *s)
 	if (!s)
 		return;
 	cix_remote_close(s->remote);
+	cix_store_drop_temp_roots(s);
 	cix_db_close(s->db);
 	if (s->store_fd >= 0)
 		close(s->store_fd);
@@ -376,7 +428,9 @@ int cix_store_install(struct cix_store *s, const char *tmp, struct cix_path_info
 	const char *base = info->path + strlen(s->store_dir) + 1;
 	int r;
 
-	if ((r = cix_path_lock(s, info->path, &lock, err)) < 0)
+	/* Alive for the collector from now on, valid already or not. */
+	if ((r = cix_store_add_temp_root(s, info->path, err)) < 0 ||
+	    (r = cix_path_lock(s, info->path, &lock, err)) < 0)
 		return r;
 	/*
 	 * A new path (the usual case) needs no query: nothing is in its place.
@@ -441,7 +495,9 @@ int cix_store_add(struct cix_store *s, const char *src, enum cix_add_method meth
 	render_ca(&ca, method, &h);
 	info.path = path.buf;
 	info.ca = ca.buf;
-	if ((r = cix_db_is_valid(s->db, path.buf, err)) == 0)
+	/* Kept alive from here, whether it was valid already or not. */
+	if ((r = cix_store_add_temp_root(s, path.buf, err)) == 0 &&
+	    (r = cix_db_is_valid(s->db, path.buf, err)) == 0)
 		r = cix_store_install(s, tmp.buf, &info, err);
 drop:
 	/* Whatever was not moved into place (already valid, or an error). */

@@ -29,6 +29,7 @@ struct cix_store {
 	int tmp_fd;             /* its temporaries' directory, O_PATH (-1: none) */
 	struct cix_db *db;      /* NULL when the store is the daemon's */
 	struct cix_remote *remote;   /* the daemon that owns the store, or NULL */
+	int temproots_fd;       /* STATE/temproots/PID once a temporary root is added, or -1 */
 };
 
 /* $CIX_STATE_DIR or "/var/cix". */
@@ -210,6 +211,9 @@ struct cix_path_lock {
 int cix_path_lock(struct cix_store *s, const char *path, struct cix_path_lock *lock,
 		  struct cix_err *err);
 void cix_path_unlock(struct cix_store *s, struct cix_path_lock *lock);
+/* The same without waiting: -EWOULDBLOCK (no message) while another holds it. */
+int cix_path_trylock(struct cix_store *s, const char *path, struct cix_path_lock *lock,
+		     struct cix_err *err);
 
 /* Canonicalise a tree in place: mtime 1, 0444/0555, no setuid/setgid. */
 int cix_canonicalise_at(int dirfd, const char *name, struct cix_err *err);

@@ -45,7 +45,8 @@ int main(void)
 		return 1;
 	snprintf(store, sizeof(store), "%s/store", tmp);
 	snprintf(state, sizeof(state), "%s/state", tmp);
-	struct cix_store s = { .store_dir = store, .state_dir = state, .store_fd = -1 };
+	struct cix_store s = { .store_dir = store, .state_dir = state, .store_fd = -1,
+			       .temproots_fd = -1 };
 	snprintf(a, sizeof(a), "%s/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-a", store);
 	snprintf(b, sizeof(b), "%s/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb-b", store);
 	snprintf(c, sizeof(c), "%s/cccccccccccccccccccccccccccccccc-c", store);
@@ -70,14 +71,10 @@ int main(void)
 	link_to("/etc", "state/gcroots/etc");
 	link_to("/", "state/gcroots/slash");
 	link_to("/nonexistent", "state/gcroots/dangling");
-	/* a temporary root of a live process (us) and of a dead one */
-	dir("state/temproots");
-	snprintf(p, sizeof(p), "%s/temproots/%ld", state, (long)getpid());
-	FILE *f = fopen(p, "w");
-	if (f) {
-		fprintf(f, "%s/dddddddddddddddddddddddddddddddd-d%c", store, 0);
-		fclose(f);
-	}
+	/* a temporary root of a live process (us, holding its lock) and of a dead one */
+	snprintf(p, sizeof(p), "%s/dddddddddddddddddddddddddddddddd-d", store);
+	is_int(cix_store_add_temp_root(&s, p, &err), 0, "temporary root added: %s", err.msg);
+	FILE *f;
 	snprintf(p, sizeof(p), "%s/temproots/999999999", state);
 	f = fopen(p, "w");
 	if (f) {
@@ -97,6 +94,20 @@ int main(void)
 	for (size_t i = 1; i < roots.nr; i++)
 		ok(strcmp(roots.v[i - 1], roots.v[i]) < 0, "sorted and unique");
 	strvec_clear(&roots);
+
+	/* The roots by file, the collector's way: the dead process's file goes. */
+	struct cix_gc_roots found = { 0 };
+	is_int(cix_gc_find_roots(&s, 1, &found, &err), 0, "roots found, temporary ones locked");
+	int temp = 0;
+	for (size_t i = 0; i < found.nr; i++)
+		temp += !strncmp(found.v[i].link, "{temp:", 6);
+	is_int(temp, 1, "one temporary root");
+	snprintf(p, sizeof(p), "%s/temproots/999999999", state);
+	ok(access(p, F_OK) < 0, "a dead process's file is deleted");
+	cix_gc_roots_release(&found);
+	cix_store_drop_temp_roots(&s);
+	snprintf(p, sizeof(p), "%s/temproots/%ld", state, (long)getpid());
+	ok(access(p, F_OK) < 0, "dropping the temporary roots deletes our file");
 
 	char cmd[600];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);

@@ -1,0 +1,157 @@
+/* ops-gc.c - the garbage collector's operations: roots and CollectGarbage */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "daemon.h"
+#include "encoding.h"
+#include "gc.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The path stays alive while the connection lasts (the worker's temporary roots). */
+static int op_add_temp_root(struct conn *c, struct cix_err *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	int r = conn_read_path(c, &p, err);
+	if (!r)
+		r = cix_store_add_temp_root(c->s, p.buf, err);
+	if (!r) {
+		conn_last(c);
+		cix_wire_write_u64(&c->w, 1);
+	}
+	strbuf_release(&p);
+	return r;
+}
+
+/*
+ * An indirect root: STATE/gcroots/auto/HASH links to the client's symlink
+ * (say ./result), which keeps its store path alive while it exists. The
+ * collector only reads links on the way, so any absolute name is harmless.
+ */
+static int op_add_indirect_root(struct conn *c, struct cix_err *err)
+{
+	struct strbuf link = STRBUF_INIT, dir = STRBUF_INIT, tmp = STRBUF_INIT;
+	struct cix_hash h;
+	int r = cix_wire_read_string(&c->w, &link, CIX_WIRE_MAX_PATH, err);
+	if (r)
+		goto out;
+	if (link.buf[0] != '/' || memchr(link.buf, '\0', link.len)) {
+		r = cix_error(err, -CIX_EINVAL, "an indirect root must be an absolute file name");
+		goto out;
+	}
+	cix_hash_buf(CIX_HASH_SHA256, link.buf, link.len, &h);
+	strbuf_addf(&dir, "%s/gcroots/auto", c->s->state_dir);
+	if ((r = cix_mkdirs(dir.buf, err)) < 0)
+		goto out;
+	strbuf_addch(&dir, '/');
+	cix_nixbase32_encode(&dir, h.bytes, 20);
+	strbuf_addf(&tmp, "%s.tmp-%ld", dir.buf, (long)getpid());
+	unlink(tmp.buf);
+	if (symlink(link.buf, tmp.buf) < 0 || rename(tmp.buf, dir.buf) < 0) {
+		r = cix_error_errno(err, -errno, "cannot create '%s'", dir.buf);
+		unlink(tmp.buf);
+		goto out;
+	}
+	conn_last(c);
+	cix_wire_write_u64(&c->w, 1);
+out:
+	strbuf_release(&link);
+	strbuf_release(&dir);
+	strbuf_release(&tmp);
+	return r;
+}
+
+/* The roots, as (link, path) pairs; an untrusted user sees those of links it owns. */
+static int op_find_roots(struct conn *c, struct cix_err *err)
+{
+	struct cix_gc_roots roots = { 0 };
+	size_t n = 0;
+	int r = cix_gc_find_roots(c->s, 0, &roots, err);
+	if (r < 0)
+		goto out;
+	unsigned char *shown = xcalloc(roots.nr ? roots.nr : 1, 1);
+	for (size_t i = 0; i < roots.nr; i++) {
+		struct stat st;
+		shown[i] = c->trusted || (roots.v[i].link[0] == '/' &&
+					  lstat(roots.v[i].link, &st) == 0 && st.st_uid == c->uid);
+		n += shown[i];
+	}
+	conn_last(c);
+	cix_wire_write_u64(&c->w, n);
+	for (size_t i = 0; i < roots.nr; i++)
+		if (shown[i]) {
+			cix_wire_write_str(&c->w, roots.v[i].link);
+			cix_wire_write_str(&c->w, roots.v[i].path);
+		}
+	free(shown);
+out:
+	cix_gc_roots_release(&roots);
+	return r;
+}
+
+static int push_path(const char *path, void *opaque)
+{
+	strvec_push(opaque, path);
+	return 0;
+}
+
+/*
+ * CollectGarbage: 0 lists the live paths, 1 the dead, 2 deletes the dead
+ * (up to maxFreed bytes), 3 deletes the paths given (all dead, or none).
+ * Any user may: only what nothing keeps alive is deleted.
+ */
+static int op_collect_garbage(struct conn *c, struct cix_err *err)
+{
+	struct strvec paths = STRVEC_INIT, out = STRVEC_INIT;
+	struct cix_gc_result res = { 0 };
+	uint64_t action, max_freed, obsolete;
+	int ignore_liveness, r;
+	if ((r = cix_wire_read_u64(&c->w, &action, err)) < 0 ||
+	    (r = conn_read_paths(c, &paths, err)) < 0 ||
+	    (r = cix_wire_read_bool(&c->w, &ignore_liveness, err)) < 0 ||
+	    (r = cix_wire_read_u64(&c->w, &max_freed, err)) < 0)
+		goto out;
+	for (int i = 0; i < 3; i++)
+		if ((r = cix_wire_read_u64(&c->w, &obsolete, err)) < 0)
+			goto out;
+	if (ignore_liveness) {
+		r = cix_error(err, -EPERM, "you may not ignore the garbage collector's roots");
+		goto out;
+	}
+	if (action > 3) {
+		r = cix_error(err, -CIX_EINVAL, "unknown garbage collector action %llu",
+			      (unsigned long long)action);
+		goto out;
+	}
+	struct cix_gc_opts o = {
+		.action = (enum cix_gc_action)action,
+		.paths = (const char *const *)paths.v, .nr_paths = paths.nr,
+		.max_freed = max_freed == UINT64_MAX ? 0 : max_freed,
+		.keep_derivations = c->settings->gc_keep_derivations,
+		.keep_outputs = c->settings->gc_keep_outputs,
+		.each = push_path, .opaque = &out,
+	};
+	cix_wire_stderr_next(&c->w, "finding garbage collector roots...\n");
+	if ((r = cix_gc_collect(c->s, &o, &res, err)) < 0)
+		goto out;
+	conn_last(c);
+	cix_wire_write_strings(&c->w, (const char *const *)out.v, out.nr);
+	cix_wire_write_u64(&c->w, res.bytes_freed);
+	cix_wire_write_u64(&c->w, 0);   /* obsolete */
+out:
+	strvec_clear(&paths);
+	strvec_clear(&out);
+	return r;
+}
+
+const struct op daemon_gc_ops[] = {
+	{ 11, "AddTempRoot", op_add_temp_root },
+	{ 12, "AddIndirectRoot", op_add_indirect_root },
+	{ 14, "FindRoots", op_find_roots },
+	{ 20, "CollectGarbage", op_collect_garbage },
+	{ 0, NULL, NULL },
+};
