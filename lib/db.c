@@ -261,7 +261,9 @@ int cix_db_open(const char *path, int create, struct cix_db **out, struct cix_er
 	if ((r = cix_db_exec(db, "pragma journal_mode = wal;"
 			     "pragma synchronous = normal;"
 			     "pragma foreign_keys = on;"
-			     "pragma wal_autocheckpoint = 40000;", err)) < 0)
+			     "pragma wal_autocheckpoint = 40000;"
+			     /* statement journals (cascading deletes) in memory */
+			     "pragma temp_store = memory;", err)) < 0)
 		goto fail;
 	if ((r = migrate(db, err)) < 0)
 		goto fail;
