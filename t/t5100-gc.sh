@@ -188,7 +188,7 @@ test_expect_success DAEMON,NOBODY 'an unprivileged user collects garbage and see
 '
 
 # A static program builds the test's package slowly: it sleeps for the
-# seconds given, then writes $out/done.
+# seconds given, then writes $out/done (or the program $out/bin/NAME).
 cat >slow.c <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,9 +200,17 @@ int main(int argc, char **argv)
 	char p[4096];
 	sleep(argc > 1 ? (unsigned)atoi(argv[1]) : 1);
 	mkdir(out, 0755);
-	snprintf(p, sizeof(p), "%s/done", out);
+	if (argc > 2) {   /* a program: $out/bin/NAME */
+		snprintf(p, sizeof(p), "%s/bin", out);
+		mkdir(p, 0755);
+		snprintf(p, sizeof(p), "%s/bin/%s", out, argv[2]);
+	} else {
+		snprintf(p, sizeof(p), "%s/done", out);
+	}
 	FILE *f = fopen(p, "w");
-	return !f || fputs("done\n", f) < 0 || fclose(f);
+	if (!f || fputs("done\n", f) < 0 || fclose(f))
+		return 1;
+	return argc > 2 && chmod(p, 0755);
 }
 EOF
 gcc -static -O2 -o slow slow.c 2>/dev/null && test_set_prereq STATIC
@@ -221,6 +229,16 @@ cat >"$P/gnu/packages/gct.scm" <<EOF
     (inputs \`(("slow" ,(local-file "$TRASH_DIRECTORY/slow" "slow"))))
     (arguments \`(#:implicit-inputs? #f #:builder ((input "slow") "4")))
     (synopsis "s") (description "d") (home-page "h") (license #f)))
+(define (quick n)
+  (package
+    (name (string-append "quick" n)) (version "1")
+    (build-system trivial-build-system)
+    (inputs \`(("slow" ,(local-file "$TRASH_DIRECTORY/slow" "slow"))))
+    (arguments \`(#:implicit-inputs? #f #:builder ((input "slow") "0" ,(string-append "quick" n))))
+    (synopsis "s") (description "d") (home-page "h") (license #f)))
+(define-public quick1 (quick "1"))
+(define-public quick2 (quick "2"))
+(define-public quick3 (quick "3"))
 EOF
 
 test_expect_success STATIC 'a collection during a build: it is not blocked, and its inputs and outputs survive' '
@@ -244,6 +262,15 @@ test_expect_success STATIC 'indirect roots: cix build -r keeps the result while 
 	rm result && cix gc 2>/dev/null && test ! -e "$(cat out)"
 '
 
+test_expect_success 'collections during imports: no valid path loses its files or references' '
+	gen-closure "$SD" 500 21 2>/dev/null >i.exp &&
+	{ for i in 1 2 3 4 5 6; do cix gc >/dev/null 2>&1 || exit 1; done & } &&
+	for i in 1 2 3 4 5 6; do cix store --import <i.exp >/dev/null || return 1; done &&
+	wait &&
+	cix store --verify --check-contents &&
+	cix gc 2>/dev/null && test "$(ls store)" = ""
+'
+
 test_expect_success '--optimize hard-links identical files' '
 	mkdir o1 o2 && echo same >o1/f && echo same >o2/f &&
 	a=$(cix store --add o1) && b=$(cix store --add o2) &&
@@ -252,6 +279,23 @@ test_expect_success '--optimize hard-links identical files' '
 	test "$(stat -c %i "$a/f")" = "$(stat -c %i "$b/f")" &&
 	rm state/gcroots/o1 state/gcroots/o2 && cix gc 2>/dev/null &&
 	test "$(ls store)" = "" && test "$(ls -A store/.links 2>/dev/null)" = ""
+'
+
+test_expect_success STATIC 'collections during profile switches: every generation stays whole' '
+	{ for i in $(seq 10); do cix gc >/dev/null 2>&1 || exit 1; done & } &&
+	for p in quick1 quick2 quick3 quick1; do
+		cix package -i $p 2>/dev/null || return 1
+	done &&
+	wait &&
+	cix package -r quick1 -r quick2 2>/dev/null &&
+	cix gc 2>/dev/null &&
+	cix store --verify --check-contents &&
+	for g in $(ls state/profiles/per-user/*/ | grep -- "-link$"); do
+		d=$(readlink -f state/profiles/per-user/*/$g) &&
+		cix store --check-validity "$d" &&
+		for q in $(cix store -qR "$d"); do test -e "$q" || return 1; done || return 1
+	done &&
+	test -x "$HOME/.cix-profile/bin/quick3"
 '
 
 test_done
