@@ -32,13 +32,14 @@ static int cmp_str(const void *a, const void *b)
 static size_t by_id(const struct id_index *ids, size_t n, int64_t id)
 {
 	struct id_index key = { .id = id };
-	const struct id_index *f = bsearch(&key, ids, n, sizeof(*ids), cmp_id);
+	const struct id_index *f = n ? bsearch(&key, ids, n, sizeof(*ids), cmp_id) : NULL;
 	return f ? f->index : CIX_DB_NONE;
 }
 
 static size_t by_path(const struct cix_db_all *a, const char *path)
 {
-	char *const *f = bsearch(&path, a->paths, a->nr, sizeof(*a->paths), cmp_str);
+	char *const *f = a->nr ? bsearch(&path, a->paths, a->nr, sizeof(*a->paths), cmp_str)
+			       : NULL;
 	return f ? (size_t)(f - a->paths) : CIX_DB_NONE;
 }
 
@@ -57,7 +58,8 @@ static int cmp_pair(const void *a, const void *b)
 /* Sorted pairs into index lists: list[at[i] .. at[i + 1]) for node i. */
 static void to_lists(struct pair *p, size_t np, size_t nr, size_t **at, size_t **list)
 {
-	qsort(p, np, sizeof(*p), cmp_pair);
+	if (np)
+		qsort(p, np, sizeof(*p), cmp_pair);
 	*at = xcalloc(nr + 1, sizeof(**at));
 	*list = xcalloc(np ? np : 1, sizeof(**list));
 	for (size_t i = 0; i < np; i++) {
@@ -112,7 +114,8 @@ static int load(struct cix_db *db, struct cix_db_all *a, struct id_index **ids_o
 		goto out;
 	}
 	/* SQLite's order is bytewise (binary collation), as strcmp's. */
-	qsort(ids, a->nr, sizeof(*ids), cmp_id);
+	if (a->nr)
+		qsort(ids, a->nr, sizeof(*ids), cmp_id);
 	a->deriver = xcalloc(a->nr ? a->nr : 1, sizeof(*a->deriver));
 	for (size_t i = 0; i < a->nr; i++)
 		a->deriver[i] = derivers[i] ? by_path(a, derivers[i]) : CIX_DB_NONE;
