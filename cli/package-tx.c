@@ -22,9 +22,43 @@
 #include <unistd.h>
 
 /*
+ * The default profile's directory, STATE/profiles/per-user/USER: made
+ * here when the store is ours, by cix-daemon (as the user's, when they
+ * connect) when it is the daemon's. Either way it must be the user's own
+ * directory: one that somebody else made for them could be used to give
+ * them a profile of that somebody's choosing.
+ */
+static int user_dir(struct cix_store *s, const char *dir, struct cix_err *err)
+{
+	struct stat st;
+	int r;
+	if (stat(dir, &st) < 0) {
+		if (errno != ENOENT)
+			return cix_error_errno(err, -errno, "cannot use '%s'", dir);
+		if (s->remote)
+			return cix_error(err, -ENOENT, "'%s' does not exist; is cix-daemon running?",
+					 dir);
+		if ((r = cix_mkdirs(dir, err)) < 0) {
+			if (r == -EACCES)
+				r = cix_error(err, r, "'%s' does not exist and you cannot create it;"
+					      " is cix-daemon running?", dir);
+			return r;
+		}
+		if (stat(dir, &st) < 0)
+			return cix_error_errno(err, -errno, "cannot use '%s'", dir);
+	}
+	if (!S_ISDIR(st.st_mode))
+		return cix_error(err, -ENOTDIR, "'%s' is not a directory", dir);
+	if (st.st_uid != getuid())
+		return cix_error(err, -EPERM, "'%s' is not owned by you but by uid %u", dir,
+				 (unsigned)st.st_uid);
+	return 0;
+}
+
+/*
  * The profile: -p PROFILE, or STATE/profiles/per-user/USER/cix-profile,
  * with ~/.cix-profile linking to it, and STATE/gcroots/profiles making
- * every generation a GC root.
+ * every generation a GC root (the daemon's work when the store is its).
  */
 static int profile_path(struct cix_store *s, const char *given, struct strbuf *out,
 			struct cix_err *err)
@@ -43,20 +77,22 @@ static int profile_path(struct cix_store *s, const char *given, struct strbuf *o
 	}
 	struct passwd *pw = getpwuid(getuid());
 	const char *user = pw ? pw->pw_name : getenv("USER");
-	if (!user || !*user || strchr(user, '/'))
+	if (!user || !*user || *user == '.' || strchr(user, '/'))
 		return cix_error(err, -CIX_EINVAL, "cannot tell the user's name");
 	strbuf_addf(&dir, "%s/profiles/per-user/%s", s->state_dir, user);
-	if ((r = cix_mkdirs(dir.buf, err)) < 0)
+	if ((r = user_dir(s, dir.buf, err)) < 0)
 		goto out;
 	strbuf_addf(out, "%s/cix-profile", dir.buf);
 	/* The profiles, roots of the garbage collector. */
-	strbuf_addf(&link, "%s/gcroots", s->state_dir);
-	mkdir(link.buf, 0755);
-	strbuf_addstr(&link, "/profiles");
-	strbuf_reset(&dir);
-	strbuf_addf(&dir, "%s/profiles", s->state_dir);
-	if (symlink(dir.buf, link.buf) < 0 && errno != EEXIST && errno != EACCES)
-		r = cix_error(err, -errno, "cannot create '%s'", link.buf);
+	if (!s->remote) {
+		strbuf_addf(&link, "%s/gcroots", s->state_dir);
+		mkdir(link.buf, 0755);
+		strbuf_addstr(&link, "/profiles");
+		strbuf_reset(&dir);
+		strbuf_addf(&dir, "%s/profiles", s->state_dir);
+		if (symlink(dir.buf, link.buf) < 0 && errno != EEXIST && errno != EACCES)
+			r = cix_error(err, -errno, "cannot create '%s'", link.buf);
+	}
 	/* ~/.cix-profile, when the user has none. */
 	const char *home = getenv("HOME");
 	if (!r && home && *home == '/') {
@@ -70,6 +106,36 @@ static int profile_path(struct cix_store *s, const char *given, struct strbuf *o
 out:
 	strbuf_release(&dir);
 	strbuf_release(&link);
+	return r;
+}
+
+/*
+ * A transaction writes in the profile's directory (its links and its
+ * lock): one that is not ours to write, another user's profile, is
+ * refused in one line before anything is made there.
+ */
+static int check_writable(const char *profile, struct cix_err *err)
+{
+	const char *slash = strrchr(profile, '/');
+	char *dir = !slash ? xstrdup(".") : slash == profile ? xstrdup("/")
+			   : xstrndup(profile, (size_t)(slash - profile));
+	struct stat st;
+	int r = 0;
+	if (access(dir, W_OK | X_OK) < 0) {
+		r = -errno;
+		if (r == -EACCES && stat(dir, &st) == 0 && st.st_uid != getuid()) {
+			struct passwd *pw = getpwuid(st.st_uid);
+			char q[128] = "another user";
+			if (pw)
+				snprintf(q, sizeof(q), "'%s'", pw->pw_name);
+			r = cix_error(err, -EACCES, "cannot change the profile '%s': its directory"
+				      " belongs to %s (uid %u), not to you", profile, q,
+				      (unsigned)st.st_uid);
+		} else {
+			r = cix_error_errno(err, r, "cannot change the profile '%s'", profile);
+		}
+	}
+	free(dir);
 	return r;
 }
 
@@ -378,9 +444,15 @@ int package_run(const struct pkg_opts *o)
 	struct cix_manifest m = { 0 };
 	int lock = -1, r;
 
+	/* Queries need no lock: a generation is switched to in one rename. */
+	int changes = o->roll_back || o->switch_to || o->delete_generations ||
+		      (!o->dry_run && (o->installs.nr || o->removes.nr || o->exprs.nr ||
+				       o->upgrade));
 	if ((r = cix_store_open_client(&s, &err)) < 0 ||
-	    (r = profile_path(s, o->profile, &profile, &err)) < 0 ||
-	    (r = cix_profile_lock(profile.buf, &lock, &err)) < 0)
+	    (r = profile_path(s, o->profile, &profile, &err)) < 0)
+		goto out;
+	if (changes && ((r = check_writable(profile.buf, &err)) < 0 ||
+			(r = cix_profile_lock(profile.buf, &lock, &err)) < 0))
 		goto out;
 	struct cix_lower l = { s, "x86_64-linux" };
 	if (o->roll_back) {

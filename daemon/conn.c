@@ -201,6 +201,7 @@ int daemon_serve(int fd, const struct daemon_settings *settings,
 		cix_wire_flush(&c.w, NULL);
 		goto out;
 	}
+	daemon_user_profile_dir(c.s->state_dir, c.uid, c.gid);
 	conn_last(&c);
 	if ((r = cix_wire_flush(&c.w, &err)) < 0)
 		goto out;

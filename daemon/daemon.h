@@ -34,6 +34,19 @@ void daemon_trust_release(struct daemon_trust *t);
 /* Is the user uid (primary group gid) in list? */
 int daemon_user_in(const struct strvec *list, uid_t uid, gid_t gid);
 
+/*
+ * user-dirs.c: the profiles' directories. At start-up, STATE/profiles and
+ * STATE/profiles/per-user, the daemon's, 0755 (fixed when not; refused
+ * when not directories), and the root STATE/gcroots/profiles.
+ */
+int daemon_profile_dirs(const char *state_dir, struct cix_err *err);
+/*
+ * For a connecting user: STATE/profiles/per-user/NAME, theirs, 0755, made
+ * when missing; one that is not their directory is left as it is, with a
+ * warning on standard error (as are other failures).
+ */
+void daemon_user_profile_dir(const char *state_dir, uid_t uid, gid_t gid);
+
 /* One client's connection, in its worker process. */
 struct conn {
 	struct cix_wire w;

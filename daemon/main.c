@@ -260,7 +260,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", progname, err.msg);
 		return 1;
 	}
+	int r = daemon_profile_dirs(s->state_dir, &err);
 	cix_store_close(s);
+	if (r < 0) {
+		fprintf(stderr, "%s: %s\n", progname, err.msg);
+		daemon_trust_release(&trust);
+		strbuf_release(&sock);
+		return 1;
+	}
 	if ((fd = listen_on(set.socket_path)) < 0)
 		return 1;
 

@@ -252,6 +252,10 @@ int cix_profile_lock(const char *profile, int *fd, struct cix_err *err)
 	int r = 0;
 	strbuf_addf(&name, "%s.lock", profile);
 	*fd = open(name.buf, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	/* One made by another user (a shared directory): flock needs no write access. */
+	if (*fd < 0 && errno == EACCES &&
+	    (*fd = open(name.buf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 && errno == ENOENT)
+		errno = EACCES;
 	if (*fd < 0) {
 		r = cix_error_errno(err, -errno, "cannot open '%s'", name.buf);
 		goto out;

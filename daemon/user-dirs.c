@@ -1,0 +1,218 @@
+/* user-dirs.c - the profiles' directories, made by the daemon for its users */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "daemon.h"
+#include "quote.h"
+#include "strbuf.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/*
+ * STATE/profiles/per-user is the daemon's, 0755: nobody else can make a
+ * name in it, so nobody can give another user a profile directory to use
+ * (CVE-2019-18192). Every step below is relative to a directory already
+ * open, never follows a symlink, and changes owners and modes through a
+ * descriptor of the directory itself, not its path.
+ */
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+static void warn(const char *fmt, ...) CIX_PRINTF(1, 2);
+static void warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("cix-daemon: warning: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* Is a failed open with O_NOFOLLOW | O_DIRECTORY one of "not a directory"? */
+static int not_a_dir(int e)
+{
+	return e == ELOOP || e == ENOTDIR;
+}
+
+/*
+ * NAME in the directory parent (PATH, for messages): a directory of the
+ * daemon's user, mode 0755, made when missing; an existing one of
+ * another owner, or writable by others, is made so. Anything else in its
+ * place (a symlink, a file) is refused. Returns its descriptor.
+ */
+static int own_dir(int parent, const char *name, const char *path, struct cix_err *err)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	struct stat st;
+	int fd, r;
+
+	if (mkdirat(parent, name, 0755) < 0 && errno != EEXIST)
+		return cix_error_errno(err, -errno, "cannot create '%s'", path);
+	if ((fd = openat(parent, name, DIR_FLAGS)) < 0) {
+		r = -errno;
+		if (not_a_dir(-r))
+			return cix_error(err, -CIX_EEXIST,
+					 "'%s' is not a directory (a symlink?); remove it", path);
+		return cix_error_errno(err, r, "cannot open '%s'", path);
+	}
+	if (fstat(fd, &st) < 0) {
+		r = cix_error_errno(err, -errno, "cannot stat '%s'", path);
+		goto fail;
+	}
+	if (st.st_uid != uid) {
+		if (fchown(fd, uid, gid) < 0) {
+			r = cix_error_errno(err, -errno, "cannot change the owner of '%s'", path);
+			goto fail;
+		}
+		warn("'%s' was owned by uid %u: now by uid %u", path, (unsigned)st.st_uid,
+		     (unsigned)uid);
+	}
+	if ((st.st_mode & 07777) != 0755) {
+		if (fchmod(fd, 0755) < 0) {
+			r = cix_error_errno(err, -errno, "cannot change the mode of '%s'", path);
+			goto fail;
+		}
+		if (st.st_mode & 022)
+			warn("'%s' was writable by others (mode %04o): now 0755", path,
+			     (unsigned)(st.st_mode & 07777));
+	}
+	return fd;
+fail:
+	close(fd);
+	return r;
+}
+
+int daemon_profile_dirs(const char *state_dir, struct cix_err *err)
+{
+	struct strbuf path = STRBUF_INIT, target = STRBUF_INIT, old = STRBUF_INIT;
+	int state, profiles = -1, per_user = -1, gcroots = -1, r;
+
+	/* The state directory itself may be a link an administrator made. */
+	if ((state = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return cix_error_errno(err, -errno, "cannot open '%s'", state_dir);
+	strbuf_addf(&path, "%s/profiles", state_dir);
+	if ((r = profiles = own_dir(state, "profiles", path.buf, err)) < 0)
+		goto out;
+	strbuf_addstr(&path, "/per-user");
+	if ((r = per_user = own_dir(profiles, "per-user", path.buf, err)) < 0)
+		goto out;
+	r = 0;
+
+	/* STATE/gcroots/profiles: every generation of every profile, a root. */
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/gcroots", state_dir);
+	strbuf_addf(&target, "%s/profiles", state_dir);
+	if (mkdirat(state, "gcroots", 0755) < 0 && errno != EEXIST) {
+		warn("cannot create '%s': %s", path.buf, strerror(errno));
+		goto out;
+	}
+	if ((gcroots = openat(state, "gcroots", DIR_FLAGS)) < 0) {
+		warn("cannot open '%s': %s", path.buf, strerror(errno));
+		goto out;
+	}
+	strbuf_addstr(&path, "/profiles");
+	if (symlinkat(target.buf, gcroots, "profiles") == 0)
+		goto out;
+	if (errno != EEXIST) {
+		warn("cannot create '%s': %s", path.buf, strerror(errno));
+		goto out;
+	}
+	strbuf_grow(&old, PATH_MAX);
+	ssize_t l = readlinkat(gcroots, "profiles", old.buf, PATH_MAX);
+	if (l < 0 || (size_t)l != target.len || memcmp(old.buf, target.buf, target.len))
+		warn("'%s' is not a link to '%s': left as it is", path.buf, target.buf);
+out:
+	if (gcroots >= 0)
+		close(gcroots);
+	if (per_user >= 0)
+		close(per_user);
+	if (profiles >= 0)
+		close(profiles);
+	close(state);
+	strbuf_release(&path);
+	strbuf_release(&target);
+	strbuf_release(&old);
+	return r;
+}
+
+/* Can NAME, a user's name, be a directory's name? */
+static int good_name(const char *name)
+{
+	return *name && *name != '.' && !strchr(name, '/') && strlen(name) <= NAME_MAX;
+}
+
+void daemon_user_profile_dir(const char *state_dir, uid_t uid, gid_t gid)
+{
+	struct strbuf path = STRBUF_INIT;
+	struct passwd *pw;
+	struct stat st;
+	char *name = NULL, q[128];
+	int state = -1, profiles = -1, per_user = -1, fd = -1, made;
+
+	if (!(pw = getpwuid(uid))) {
+		warn("uid %u has no name: no profile directory for it", (unsigned)uid);
+		return;
+	}
+	if (!good_name(pw->pw_name)) {
+		warn("the name '%s' of uid %u cannot be a directory's: no profile directory for it",
+		     cix_quote(q, sizeof(q), pw->pw_name, strlen(pw->pw_name)), (unsigned)uid);
+		return;
+	}
+	name = xstrdup(pw->pw_name);
+	strbuf_addf(&path, "%s/profiles/per-user/", state_dir);
+	strbuf_add_quoted(&path, name, strlen(name));
+	/* A daemon that is not root can make the directory of its own user only. */
+	if (geteuid() != 0 && geteuid() != uid)
+		goto out;
+	if ((state = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    (profiles = openat(state, "profiles", DIR_FLAGS)) < 0 ||
+	    (per_user = openat(profiles, "per-user", DIR_FLAGS)) < 0) {
+		warn("cannot open '%s/profiles/per-user': %s", state_dir, strerror(errno));
+		goto out;
+	}
+	made = mkdirat(per_user, name, 0755) == 0;
+	if (!made && errno != EEXIST) {
+		warn("cannot create '%s': %s", path.buf, strerror(errno));
+		goto out;
+	}
+	if ((fd = openat(per_user, name, DIR_FLAGS)) < 0) {
+		if (not_a_dir(errno))
+			warn("'%s' is not a directory (a symlink?): left as it is", path.buf);
+		else
+			warn("cannot open '%s': %s", path.buf, strerror(errno));
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		warn("cannot stat '%s': %s", path.buf, strerror(errno));
+		goto out;
+	}
+	if (made) {
+		/* Nobody else can have touched it since: per-user is ours alone. */
+		if (fchown(fd, uid, gid) < 0 || fchmod(fd, 0755) < 0)
+			warn("cannot give '%s' to uid %u: %s", path.buf, (unsigned)uid,
+			     strerror(errno));
+	} else if (st.st_uid != uid) {
+		warn("'%s' is owned by uid %u, not by %s (uid %u): left as it is", path.buf,
+		     (unsigned)st.st_uid, name, (unsigned)uid);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (per_user >= 0)
+		close(per_user);
+	if (profiles >= 0)
+		close(profiles);
+	if (state >= 0)
+		close(state);
+	free(name);
+	strbuf_release(&path);
+}
