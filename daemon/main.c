@@ -256,20 +256,18 @@ int main(int argc, char **argv)
 	}
 	/* Open the store once: it is created, and its errors shown, here. */
 	struct cix_store *s;
-	if (cix_store_open(NULL, NULL, &s, &err) < 0) {
-		fprintf(stderr, "%s: %s\n", progname, err.msg);
-		return 1;
+	int r = cix_store_open(NULL, NULL, &s, &err);
+	if (r == 0) {
+		r = daemon_profile_dirs(s->state_dir, &err);
+		cix_store_close(s);
 	}
-	int r = daemon_profile_dirs(s->state_dir, &err);
-	cix_store_close(s);
-	if (r < 0) {
-		fprintf(stderr, "%s: %s\n", progname, err.msg);
+	if (r < 0 || (fd = listen_on(set.socket_path)) < 0) {
+		if (r < 0)
+			fprintf(stderr, "%s: %s\n", progname, err.msg);
 		daemon_trust_release(&trust);
 		strbuf_release(&sock);
 		return 1;
 	}
-	if ((fd = listen_on(set.socket_path)) < 0)
-		return 1;
 
 	struct sigaction sa = { .sa_handler = on_child, .sa_flags = SA_RESTART | SA_NOCLDSTOP };
 	sigemptyset(&sa.sa_mask);
