@@ -202,19 +202,25 @@ static int run(struct opts *o)
 				      : target_from_drv(s, a, &ts[k], &err);
 		else if ((r = cix_scheme_read_spec(a, &st, &err)) == 0)
 			r = lower_target(&l, o, &st, &ts[k], &err);
+		if (!is_drv_path(a))
+			cix_scheme_target_release(&st);
 		if (r < 0)
 			goto fail;
 	}
 	for (size_t i = 0; i < o->exprs.nr; i++, k++) {
 		struct cix_scheme_target st;
-		if ((r = cix_scheme_read_expr(o->exprs.v[i], &st, &err)) < 0 ||
-		    (r = lower_target(&l, o, &st, &ts[k], &err)) < 0)
+		if ((r = cix_scheme_read_expr(o->exprs.v[i], &st, &err)) == 0)
+			r = lower_target(&l, o, &st, &ts[k], &err);
+		cix_scheme_target_release(&st);
+		if (r < 0)
 			goto fail;
 	}
 	for (size_t i = 0; i < o->files.nr; i++, k++) {
 		struct cix_scheme_target st;
-		if ((r = cix_scheme_read_file(o->files.v[i], &st, &err)) < 0 ||
-		    (r = lower_target(&l, o, &st, &ts[k], &err)) < 0)
+		if ((r = cix_scheme_read_file(o->files.v[i], &st, &err)) == 0)
+			r = lower_target(&l, o, &st, &ts[k], &err);
+		cix_scheme_target_release(&st);
+		if (r < 0)
 			goto fail;
 	}
 	if (o->derivations) {

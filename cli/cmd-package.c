@@ -25,6 +25,8 @@ static void usage(FILE *f)
 		"                         install the package EXPR evaluates to\n"
 		"  -u, --upgrade[=REGEXP] upgrade the installed packages matching REGEXP\n"
 		"  -r, --remove=PACKAGE   remove PACKAGE (NAME or NAME:OUTPUT)\n"
+		"  -m, --manifest=FILE    make the profile hold exactly the entries of the\n"
+		"                         manifest FILE evaluates to\n"
 		"  -p, --profile=PROFILE  use PROFILE (default: the user's, ~/.cix-profile)\n"
 		"      --roll-back        switch to the previous generation\n"
 		"  -S, --switch-generation=N  switch to generation N (+N, -N: relative)\n"
@@ -35,7 +37,9 @@ static void usage(FILE *f)
 		"                         list the installed packages (name, version,\n"
 		"                         output, path)\n"
 		"  -n, --dry-run          say what would be done, do nothing\n"
-		"      --search-paths     print the environment variables the profile needs\n"
+		"      --search-paths[=KIND]\n"
+		"                         print the environment variables the profile's\n"
+		"                         packages need; KIND: exact (default), prefix or suffix\n"
 		"      --max-silent-time=S  fail a build silent for S seconds\n"
 		"  -A, --list-available[=REGEXP]\n"
 		"                         list the packages whose name matches REGEXP (all\n"
@@ -142,6 +146,7 @@ static int done(struct pkg_opts *po, struct query *qs, int r)
 	strvec_clear(&po->installs);
 	strvec_clear(&po->removes);
 	strvec_clear(&po->exprs);
+	strvec_clear(&po->manifests);
 	free(qs);
 	return r;
 }
@@ -154,7 +159,8 @@ int cmd_package(int argc, char **argv)
 		{ "install", required_argument, NULL, 'i' },
 		{ "install-from-expression", required_argument, NULL, 'e' },
 		{ "upgrade", optional_argument, NULL, 'u' },
-		{ "search-paths", no_argument, NULL, OPT_SEARCH_PATHS },
+		{ "search-paths", optional_argument, NULL, OPT_SEARCH_PATHS },
+		{ "manifest", required_argument, NULL, 'm' },
 		{ "remove", required_argument, NULL, 'r' },
 		{ "profile", required_argument, NULL, 'p' },
 		{ "roll-back", no_argument, NULL, OPT_ROLLBACK },
@@ -180,7 +186,7 @@ int cmd_package(int argc, char **argv)
 
 	struct pkg_opts po = { 0 };
 	int actions = 0;
-	while ((c = getopt_long(argc, argv, ":A::s:i:e:u::r:p:S:l::I::nhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":A::s:i:e:u::r:m:p:S:l::I::nhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': strvec_push(&po.installs, optarg); actions++; break;
 		case 'r': strvec_push(&po.removes, optarg); actions++; break;
@@ -192,7 +198,15 @@ int cmd_package(int argc, char **argv)
 				po.upgrade_rx = argv[optind++];
 			actions++;
 			break;
-		case OPT_SEARCH_PATHS: po.search_paths = 1; actions++; break;
+		case 'm': strvec_push(&po.manifests, optarg); actions++; break;
+		case OPT_SEARCH_PATHS:
+			po.search_paths = 1;
+			if (optarg && cix_search_path_kind_parse(optarg, &po.search_paths_kind) < 0)
+				return done(&po, qs, usage_error("unknown search path kind '%s'"
+								 " (exact, prefix or suffix)",
+								 optarg));
+			actions++;
+			break;
 		case 'p': po.profile = optarg; break;
 		case OPT_ROLLBACK: po.roll_back = 1; actions++; break;
 		case 'S': po.switch_to = optarg; actions++; break;
@@ -233,6 +247,8 @@ int cmd_package(int argc, char **argv)
 	if (optind < argc) {
 		return done(&po, qs, usage_error("unexpected argument '%s'", argv[optind]));
 	}
+	if (po.manifests.nr && (po.installs.nr || po.removes.nr || po.exprs.nr || po.upgrade))
+		return done(&po, qs, usage_error("-m cannot be combined with -i, -e, -r or -u"));
 	if (actions && nr)
 		return done(&po, qs, usage_error("queries (-A, -s) and profile actions are separate"
 						 " commands"));

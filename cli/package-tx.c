@@ -165,21 +165,21 @@ static void propagated(const struct cix_package *p, struct strvec *deps, int dep
 }
 
 /*
- * -i SPEC, -e EXPR (is_expr), -u: the package's manifest entry, and its
- * derivation added to those to build (all at once, before the profile).
+ * A package to install (-i, -e, -u, an entry of -m): its manifest entry,
+ * and its derivation added to those to build (all at once, before the
+ * profile).
  */
-static int install_one(struct cix_lower *l, const char *spec, int is_expr,
-		       struct cix_manifest *m, struct strvec *drvs, const struct pkg_opts *o,
-		       struct cix_err *err)
+static int install_target(struct cix_lower *l, const struct cix_scheme_target *t,
+			  struct cix_manifest *m, struct strvec *drvs, const struct pkg_opts *o,
+			  struct cix_err *err)
 {
-	struct cix_scheme_target t;
+	struct cix_package *p = t->package;
 	int r;
-	if ((r = is_expr ? cix_scheme_read_expr(spec, &t, err)
-			 : cix_scheme_read_spec(spec, &t, err)) < 0 ||
-	    (r = cix_lower_package(l, t.package, err)) < 0)
+	if ((r = cix_lower_package(l, p, err)) < 0)
 		return r;
-	struct cix_package *p = t.package;
-	const char *output = t.output ? t.output : "out";
+	const char *output = t->output ? t->output : "out";
+	const char *name = t->name ? t->name : p->name;
+	const char *version = t->version ? t->version : p->version;
 	const char *path = NULL;
 	for (size_t i = 0; i < p->outputs.nr && i < p->out_paths.nr; i++)
 		if (!strcmp(p->outputs.v[i], output))
@@ -188,13 +188,28 @@ static int install_one(struct cix_lower *l, const char *spec, int is_expr,
 		return cix_error(err, -CIX_ENOTFOUND, "package '%s' has no output '%s'", p->name,
 				 output);
 	if (o->dry_run)
-		fprintf(stderr, "would install %s-%s:%s (%s)\n", p->name, p->version, output, path);
+		fprintf(stderr, "would install %s-%s:%s (%s)\n", name, version, output, path);
 	strvec_push(drvs, p->drv_path);
-	cix_manifest_remove(m, p->name, output);
-	struct cix_manifest_entry *e = cix_manifest_add(m, p->name, p->version, output, path);
+	cix_manifest_remove(m, name, output);
+	struct cix_manifest_entry *e = cix_manifest_add(m, name, version, output, path);
 	propagated(p, &e->deps, 0);
 	strvec_sort_unique(&e->deps);
+	for (size_t i = 0; i < t->nr_search_paths; i++)
+		cix_manifest_entry_add_search_path(e, &t->search_paths[i]);
 	return 0;
+}
+
+/* -i SPEC, -e EXPR (is_expr). */
+static int install_one(struct cix_lower *l, const char *spec, int is_expr,
+		       struct cix_manifest *m, struct strvec *drvs, const struct pkg_opts *o,
+		       struct cix_err *err)
+{
+	struct cix_scheme_target t;
+	int r = is_expr ? cix_scheme_read_expr(spec, &t, err) : cix_scheme_read_spec(spec, &t, err);
+	if (!r)
+		r = install_target(l, &t, m, drvs, o, err);
+	cix_scheme_target_release(&t);
+	return r;
 }
 
 /*
@@ -218,6 +233,7 @@ static int upgrade(struct cix_lower *l, struct cix_manifest *m, struct strvec *d
 		if (cix_scheme_read_spec(e->name, &t, err) < 0) {
 			fprintf(stderr, "%s: warning: %s\n", cix_progname, err->msg);
 			cix_err_clear(err);
+			cix_scheme_target_release(&t);
 			continue;
 		}
 		if (cix_version_cmp(t.package->version, e->version) > 0) {
@@ -228,6 +244,7 @@ static int upgrade(struct cix_lower *l, struct cix_manifest *m, struct strvec *d
 				t.package->version);
 			strbuf_release(&spec);
 		}
+		cix_scheme_target_release(&t);
 	}
 	for (size_t i = 0; !r && i < specs.nr; i++)
 		r = install_one(l, specs.v[i], 0, m, drvs, o, err);
@@ -237,32 +254,114 @@ static int upgrade(struct cix_lower *l, struct cix_manifest *m, struct strvec *d
 	return r;
 }
 
-/* --search-paths: the variables the profile's programs, headers and libraries want. */
-static void search_paths(const char *profile)
+static int name_output_cmp(const void *pa, const void *pb)
 {
-	static const struct { const char *var, *dirs[3]; } vars[] = {
-		{ "PATH", { "bin", "sbin", NULL } },
-		{ "CPATH", { "include", NULL, NULL } },
-		{ "LIBRARY_PATH", { "lib", NULL, NULL } },
-		{ "PKG_CONFIG_PATH", { "lib/pkgconfig", "share/pkgconfig", NULL } },
-		{ "INFOPATH", { "share/info", NULL, NULL } },
-		{ "MANPATH", { "share/man", NULL, NULL } },
-		{ "TERMINFO_DIRS", { "share/terminfo", NULL, NULL } },
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
-		struct strbuf v = STRBUF_INIT, p = STRBUF_INIT;
-		for (size_t k = 0; k < 3 && vars[i].dirs[k]; k++) {
-			struct stat st;
-			strbuf_reset(&p);
-			strbuf_addf(&p, "%s/%s", profile, vars[i].dirs[k]);
-			if (stat(p.buf, &st) == 0 && S_ISDIR(st.st_mode))
-				strbuf_addf(&v, "%s%s", v.len ? ":" : "", p.buf);
-		}
-		if (v.len)
-			printf("export %s=\"%s\"\n", vars[i].var, v.buf);
-		strbuf_release(&v);
-		strbuf_release(&p);
+	const struct cix_manifest_entry *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+	return c ? c : strcmp(a->output, b->output);
+}
+
+/* -n -m: the installed entries the manifests leave out (m gets sorted). */
+static void say_removed(const struct cix_manifest *old, struct cix_manifest *m)
+{
+	cix_manifest_sort(m);
+	for (size_t i = 0; i < old->nr; i++) {
+		const struct cix_manifest_entry *e = &old->v[i];
+		if (!m->nr || !bsearch(e, m->v, m->nr, sizeof(*m->v), name_output_cmp))
+			fprintf(stderr, "would remove %s-%s:%s (%s)\n", e->name, e->version,
+				e->output, e->path);
 	}
+}
+
+/*
+ * -m FILE...: m, empty, becomes their entries (a later entry of the same
+ * name and output replacing an earlier one, as -i does).
+ */
+static int from_manifests(struct cix_lower *l, const char *profile, struct cix_manifest *m,
+			  struct strvec *drvs, const struct pkg_opts *o, struct cix_err *err)
+{
+	int r = 0;
+	for (size_t i = 0; !r && i < o->manifests.nr; i++) {
+		struct cix_scheme_target *v;
+		size_t n;
+		if ((r = cix_scheme_read_manifest(o->manifests.v[i], &v, &n, err)) < 0)
+			break;
+		for (size_t k = 0; !r && k < n; k++)
+			r = install_target(l, &v[k], m, drvs, o, err);
+		for (size_t k = 0; k < n; k++)
+			cix_scheme_target_release(&v[k]);
+		free(v);
+	}
+	if (!r && o->dry_run) {
+		struct cix_manifest old;
+		if ((r = cix_manifest_read(profile, &old, err)) == 0)
+			say_removed(&old, m);
+		cix_manifest_release(&old);
+	}
+	return r;
+}
+
+/* -r, -i, -e, -u: the profile's manifest, changed. */
+static int edit_manifest(struct cix_lower *l, const char *profile, struct cix_manifest *m,
+			 struct strvec *drvs, const struct pkg_opts *o, struct cix_err *err)
+{
+	int r;
+	if ((r = cix_manifest_read(profile, m, err)) < 0)
+		return r;
+	for (size_t i = 0; i < o->removes.nr; i++) {
+		const char *spec = o->removes.v[i], *colon = strrchr(spec, ':');
+		char *name = colon ? xmemdup(spec, (size_t)(colon - spec)) : xstrdup(spec);
+		size_t gone = cix_manifest_remove(m, name, colon ? colon + 1 : NULL);
+		free(name);
+		if (!gone)
+			return cix_error(err, -CIX_ENOTFOUND, "package '%s' is not installed", spec);
+	}
+	for (size_t i = 0; i < o->installs.nr; i++)
+		if ((r = install_one(l, o->installs.v[i], 0, m, drvs, o, err)) < 0)
+			return r;
+	for (size_t i = 0; i < o->exprs.nr; i++)
+		if ((r = install_one(l, o->exprs.v[i], 1, m, drvs, o, err)) < 0)
+			return r;
+	if (o->upgrade && (r = upgrade(l, m, drvs, o, err)) < 0)
+		return r;
+	return 0;
+}
+
+/*
+ * --search-paths[=KIND]: PATH and the search paths the installed entries
+ * declare, for the files of the profile that exist (named absolutely).
+ */
+static int search_paths(const char *profile, enum cix_search_path_kind kind,
+			struct cix_err *err)
+{
+	struct cix_manifest m;
+	struct strbuf out = STRBUF_INIT, abs = STRBUF_INIT;
+	const struct cix_search_path **sps = NULL;
+	size_t n = 0, alloc = 0;
+	int r;
+	if ((r = cix_manifest_read(profile, &m, err)) < 0)
+		return r;
+	if (profile[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+		if (cwd)
+			strbuf_addf(&abs, "%s/", cwd);
+		free(cwd);
+	}
+	strbuf_addstr(&abs, profile);
+	profile = abs.buf;
+	for (size_t i = 0; i < m.nr; i++)
+		for (size_t k = 0; k < m.v[i].nr_search_paths; k++) {
+			ALLOC_GROW(sps, n + 1, alloc);
+			sps[n++] = &m.v[i].search_paths[k];
+		}
+	r = cix_search_paths_export(profile, sps, n, kind, &out, err);
+	if (!r)
+		fputs(out.buf, stdout);
+	free(sps);
+	strbuf_release(&out);
+	strbuf_release(&abs);
+	cix_manifest_release(&m);
+	return r;
 }
 
 /* Build the generation for m and switch to it. */
@@ -472,26 +571,9 @@ int package_run(const struct pkg_opts *o)
 			goto out;
 		fprintf(stderr, "switched to generation %ld\n", number);
 	}
-	if (o->installs.nr || o->removes.nr || o->exprs.nr || o->upgrade) {
-		if ((r = cix_manifest_read(profile.buf, &m, &err)) < 0)
-			goto out;
-		for (size_t i = 0; i < o->removes.nr; i++) {
-			const char *spec = o->removes.v[i], *colon = strrchr(spec, ':');
-			char *name = colon ? xmemdup(spec, (size_t)(colon - spec)) : xstrdup(spec);
-			size_t gone = cix_manifest_remove(&m, name, colon ? colon + 1 : NULL);
-			free(name);
-			if (!gone) {
-				r = cix_error(&err, -CIX_ENOTFOUND, "package '%s' is not installed", spec);
-				goto out;
-			}
-		}
-		for (size_t i = 0; i < o->installs.nr; i++)
-			if ((r = install_one(&l, o->installs.v[i], 0, &m, &drvs, o, &err)) < 0)
-				goto out;
-		for (size_t i = 0; i < o->exprs.nr; i++)
-			if ((r = install_one(&l, o->exprs.v[i], 1, &m, &drvs, o, &err)) < 0)
-				goto out;
-		if (o->upgrade && (r = upgrade(&l, &m, &drvs, o, &err)) < 0)
+	if (o->manifests.nr || o->installs.nr || o->removes.nr || o->exprs.nr || o->upgrade) {
+		if ((r = o->manifests.nr ? from_manifests(&l, profile.buf, &m, &drvs, o, &err)
+					 : edit_manifest(&l, profile.buf, &m, &drvs, o, &err)) < 0)
 			goto out;
 		if (!o->dry_run && drvs.nr &&
 		    (r = build(s, (const char **)drvs.v, drvs.nr, o, &err)) < 0)
@@ -518,8 +600,8 @@ int package_run(const struct pkg_opts *o)
 	}
 	if (o->list_generations && (r = list_generations(profile.buf, &err)) < 0)
 		goto out;
-	if (o->search_paths)
-		search_paths(profile.buf);
+	if (o->search_paths && (r = search_paths(profile.buf, o->search_paths_kind, &err)) < 0)
+		goto out;
 out:
 	if (lock >= 0)
 		cix_profile_unlock(lock);

@@ -3,6 +3,7 @@
 #ifndef CIX_CLI_PACKAGE_H
 #define CIX_CLI_PACKAGE_H
 
+#include "search-path.h"
 #include "strvec.h"
 
 struct pkg_opts {
@@ -10,9 +11,11 @@ struct pkg_opts {
 	struct strvec installs;       /* -i SPEC */
 	struct strvec removes;        /* -r NAME[:OUTPUT] */
 	struct strvec exprs;          /* -e EXPR */
+	struct strvec manifests;      /* -m FILE: the profile holds exactly their entries */
 	int upgrade;                  /* -u */
 	const char *upgrade_rx;       /* -u REGEXP, or NULL: all */
-	int search_paths;             /* --search-paths */
+	int search_paths;             /* --search-paths[=KIND] */
+	enum cix_search_path_kind search_paths_kind;
 	int roll_back, dry_run;
 	const char *switch_to;        /* -S N|+N|-N */
 	int delete_generations;

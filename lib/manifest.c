@@ -15,11 +15,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAGIC "cix-manifest 1"
+#define MAGIC_V1 "cix-manifest 1"
+#define MAGIC "cix-manifest 2"
 #define MANIFEST_MAX_LINE ((size_t)1 << 20)
 #define MANIFEST_MAX_ENTRIES 100000
 #define MANIFEST_MAX_FILE ((size_t)1 << 30)
 #define NR_FIELDS 5
+/* A search path's line: "", "search-path", variable, separator, type, pattern, files. */
+#define SP_FIELDS 6
+#define MAX_FIELDS (SP_FIELDS + CIX_SEARCH_PATH_MAX_FILES)
 
 /* ---- the manifest ---- */
 
@@ -30,6 +34,9 @@ static void entry_release(struct cix_manifest_entry *e)
 	free(e->output);
 	free(e->path);
 	strvec_clear(&e->deps);
+	for (size_t i = 0; i < e->nr_search_paths; i++)
+		cix_search_path_release(&e->search_paths[i]);
+	free(e->search_paths);
 }
 
 void cix_manifest_release(struct cix_manifest *m)
@@ -58,6 +65,13 @@ struct cix_manifest_entry *cix_manifest_add(struct cix_manifest *m, const char *
 	e->output = xstrdup(output);
 	e->path = xstrdup(path);
 	return e;
+}
+
+void cix_manifest_entry_add_search_path(struct cix_manifest_entry *e,
+					const struct cix_search_path *sp)
+{
+	ALLOC_GROW(e->search_paths, e->nr_search_paths + 1, e->alloc_search_paths);
+	cix_search_path_copy(&e->search_paths[e->nr_search_paths++], sp);
 }
 
 size_t cix_manifest_remove(struct cix_manifest *m, const char *name, const char *output)
@@ -95,6 +109,9 @@ static int entry_cmp(const void *pa, const void *pb)
 		c = strcmp(a->path, b->path);
 	for (size_t i = 0; !c && (i < a->deps.nr || i < b->deps.nr); i++)
 		c = i == a->deps.nr ? -1 : i == b->deps.nr ? 1 : strcmp(a->deps.v[i], b->deps.v[i]);
+	for (size_t i = 0; !c && (i < a->nr_search_paths || i < b->nr_search_paths); i++)
+		c = i == a->nr_search_paths ? -1 : i == b->nr_search_paths ? 1 :
+		    cix_search_path_cmp(&a->search_paths[i], &b->search_paths[i]);
 	return c;
 }
 
@@ -102,6 +119,23 @@ void cix_manifest_sort(struct cix_manifest *m)
 {
 	if (m->nr > 1)
 		qsort(m->v, m->nr, sizeof(*m->v), entry_cmp);
+}
+
+static void format_search_path(struct strbuf *out, const struct cix_search_path *sp)
+{
+	strbuf_addstr(out, "\tsearch-path\t");
+	strbuf_add_tab_escaped(out, sp->variable);
+	strbuf_addch(out, '\t');
+	strbuf_add_tab_escaped(out, sp->separator ? sp->separator : "");
+	strbuf_addch(out, '\t');
+	strbuf_addstr(out, cix_file_type_name(sp->file_type));
+	strbuf_addch(out, '\t');
+	strbuf_add_tab_escaped(out, sp->file_pattern ? sp->file_pattern : "");
+	for (size_t i = 0; i < sp->files.nr; i++) {
+		strbuf_addch(out, '\t');
+		strbuf_add_tab_escaped(out, sp->files.v[i]);
+	}
+	strbuf_addch(out, '\n');
 }
 
 void cix_manifest_format(const struct cix_manifest *m, struct strbuf *out)
@@ -123,22 +157,9 @@ void cix_manifest_format(const struct cix_manifest *m, struct strbuf *out)
 			strbuf_add_tab_escaped(out, e->deps.v[k]);
 		}
 		strbuf_addch(out, '\n');
+		for (size_t k = 0; k < e->nr_search_paths; k++)
+			format_search_path(out, &e->search_paths[k]);
 	}
-}
-
-/*
- * Split one line (no newline in it) into exactly NR_FIELDS unescaped
- * fields; NULL, or a message.
- */
-static const char *split_line(const char *p, size_t len, char **f)
-{
-	size_t n;
-	const char *why = strbuf_tab_split(p, len, f, NR_FIELDS, &n);
-	if (why || n == NR_FIELDS)
-		return why;
-	for (size_t i = 0; i < n; i++)
-		free(f[i]);
-	return "too few fields";
 }
 
 /* DEPS: absolute paths separated by single spaces, or nothing. */
@@ -158,8 +179,13 @@ static const char *split_deps(const char *s, struct strvec *deps)
 	return NULL;
 }
 
-static const char *parse_entry(struct cix_manifest *m, char **f)
+/* NAME VERSION OUTPUT PATH DEPS; the fields taken are set to NULL. */
+static const char *parse_entry(struct cix_manifest *m, char **f, size_t n)
 {
+	if (n < NR_FIELDS)
+		return "too few fields";
+	if (n > NR_FIELDS)
+		return "too many fields";
 	if (!*f[0])
 		return "an empty name";
 	if (!*f[2])
@@ -177,26 +203,71 @@ static const char *parse_entry(struct cix_manifest *m, char **f)
 	return split_deps(f[4], &e->deps);
 }
 
+/* "" "search-path" VARIABLE SEPARATOR FILE-TYPE FILE-PATTERN FILE...: the last entry's. */
+static const char *parse_search_path(struct cix_manifest *m, char **f, size_t n)
+{
+	struct cix_search_path sp = { 0 };
+	const char *why;
+	if (n < SP_FIELDS || strcmp(f[1], "search-path"))
+		return "a line of an unknown kind";
+	if (!m->nr)
+		return "a search path before any entry";
+	struct cix_manifest_entry *e = &m->v[m->nr - 1];
+	if (e->nr_search_paths >= CIX_MANIFEST_MAX_SEARCH_PATHS)
+		return "too many search paths";
+	if (cix_file_type_parse(f[4], &sp.file_type) < 0)
+		return "an unknown file type";
+	sp.variable = f[2];
+	sp.separator = *f[3] ? f[3] : NULL;
+	sp.file_pattern = *f[5] ? f[5] : NULL;
+	for (size_t i = SP_FIELDS; i < n; i++)
+		strvec_push(&sp.files, f[i]);
+	if (!(why = cix_search_path_check(&sp))) {
+		ALLOC_GROW(e->search_paths, e->nr_search_paths + 1, e->alloc_search_paths);
+		e->search_paths[e->nr_search_paths++] = sp;
+		f[2] = NULL;
+		if (sp.separator)
+			f[3] = NULL;
+		if (sp.file_pattern)
+			f[5] = NULL;
+	} else {
+		strvec_clear(&sp.files);
+	}
+	return why;
+}
+
 int cix_manifest_parse(const char *buf, size_t len, struct cix_manifest *m, struct cix_err *err)
 {
 	size_t pos = 0, lineno = 0;
 	const char *why = NULL;
+	int version = 0;
+	char **f = xcalloc(MAX_FIELDS, sizeof(*f));
 	memset(m, 0, sizeof(*m));
 	while (pos < len) {
 		const char *nl = memchr(buf + pos, '\n', len - pos);
-		size_t l = nl ? (size_t)(nl - (buf + pos)) : len - pos;
-		char *f[NR_FIELDS];
+		size_t l = nl ? (size_t)(nl - (buf + pos)) : len - pos, n;
 		lineno++;
 		if (!nl)
 			why = "no newline at the end";
 		else if (l > MANIFEST_MAX_LINE)
 			why = "a line too long";
-		else if (lineno == 1 && (l != strlen(MAGIC) || memcmp(buf, MAGIC, l)))
-			why = "not a cix manifest of version 1";
-		else if (lineno > 1 && !(why = split_line(buf + pos, l, f))) {
-			why = parse_entry(m, f);
-			for (size_t i = 0; i < NR_FIELDS; i++)
+		else if (lineno == 1) {
+			if (l == strlen(MAGIC) && !memcmp(buf, MAGIC, l))
+				version = 2;
+			else if (l == strlen(MAGIC_V1) && !memcmp(buf, MAGIC_V1, l))
+				version = 1;
+			else
+				why = "not a cix manifest of version 1 or 2";
+		} else if (!(why = strbuf_tab_split(buf + pos, l, f, MAX_FIELDS, &n))) {
+			/* Version 1 has no search paths: an empty name is just that. */
+			if (version >= 2 && n && !*f[0])
+				why = parse_search_path(m, f, n);
+			else
+				why = parse_entry(m, f, n);
+			for (size_t i = 0; i < n; i++) {
 				free(f[i]);
+				f[i] = NULL;
+			}
 		}
 		if (why)
 			goto bad;
@@ -206,8 +277,10 @@ int cix_manifest_parse(const char *buf, size_t len, struct cix_manifest *m, stru
 		why = "empty";
 		goto bad;
 	}
+	free(f);
 	return 0;
 bad:
+	free(f);
 	cix_manifest_release(m);
 	if (lineno)
 		return cix_error(err, -CIX_EFORMAT, "manifest: line %zu: %s", lineno, why);

@@ -3,6 +3,7 @@
 #include "scheme.h"
 #include "encoding.h"
 #include "pkg-index.h"
+#include "profile.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -415,6 +416,93 @@ out:
 	return r;
 }
 
+/* ---- search paths ---- */
+
+/* A string without NUL bytes (which C would cut), malloc'd; or NULL. */
+static char *clean_string(SCM s)
+{
+	size_t len;
+	if (!scm_is_string(s))
+		return NULL;
+	char *c = scm_to_utf8_stringn(s, &len);
+	if (strlen(c) != len) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* (VARIABLE SEPARATOR FILE-TYPE FILE-PATTERN (FILE ...)), as (cix ui) gives it. */
+static int read_search_path(struct reader *rd, SCM x, struct cix_search_path *sp,
+			    const char *who)
+{
+	const char *why = "not (variable separator file-type file-pattern files)";
+	memset(sp, 0, sizeof(*sp));
+	if (scm_ilength(x) != 5)
+		goto bad;
+	SCM sep = SCM_CADR(x), type = SCM_CADDR(x), pat = scm_list_ref(x, scm_from_int(3));
+	SCM files = scm_list_ref(x, scm_from_int(4));
+	sp->variable = clean_string(SCM_CAR(x));
+	if (!sp->variable || !scm_is_symbol(type) ||
+	    (scm_is_true(sep) && !(sp->separator = clean_string(sep))) ||
+	    (scm_is_true(pat) && !(sp->file_pattern = clean_string(pat))))
+		goto bad;
+	char *t = scm_to_utf8_string(scm_symbol_to_string(type));
+	int r = cix_file_type_parse(t, &sp->file_type);
+	free(t);
+	if (r < 0) {
+		why = "an unknown file type";
+		goto bad;
+	}
+	long nfiles = scm_ilength(files);
+	if (nfiles < 0 || nfiles > CIX_SEARCH_PATH_MAX_FILES) {
+		why = "its files are not a list of at most 256";
+		goto bad;
+	}
+	for (; scm_is_pair(files); files = SCM_CDR(files)) {
+		char *f = clean_string(SCM_CAR(files));
+		if (!f)
+			goto bad;
+		strvec_push(&sp->files, f);
+		free(f);
+	}
+	if (!(why = cix_search_path_check(sp)))
+		return 0;
+bad:
+	cix_search_path_release(sp);
+	return cix_error(rd->err, -CIX_EINVAL, "%s: bad search path: %s", who, why);
+}
+
+static int read_search_paths(struct reader *rd, SCM list, struct cix_scheme_target *t,
+			     const char *who)
+{
+	long n = scm_ilength(list);
+	if (n < 0 || n > CIX_MANIFEST_MAX_SEARCH_PATHS)
+		return cix_error(rd->err, -CIX_EINVAL, "%s: too many search paths", who);
+	if (!n)
+		return 0;
+	t->search_paths = xcalloc((size_t)n, sizeof(*t->search_paths));
+	for (; scm_is_pair(list); list = SCM_CDR(list)) {
+		int r = read_search_path(rd, SCM_CAR(list), &t->search_paths[t->nr_search_paths],
+					 who);
+		if (r < 0)
+			return r;
+		t->nr_search_paths++;
+	}
+	return 0;
+}
+
+void cix_scheme_target_release(struct cix_scheme_target *t)
+{
+	free(t->output);
+	free(t->name);
+	free(t->version);
+	for (size_t i = 0; i < t->nr_search_paths; i++)
+		cix_search_path_release(&t->search_paths[i]);
+	free(t->search_paths);
+	memset(t, 0, sizeof(*t));
+}
+
 /* ---- the API ---- */
 
 void cix_scheme_search_path(struct strbuf *sb)
@@ -460,7 +548,12 @@ static SCM lower_body(void *data)
 		return SCM_BOOL_F;
 	}
 	lc->t->output = string_or_null(SCM_CDR(res));
-	lc->r = read_package(&rd, SCM_CAR(res), &lc->t->package);
+	if ((lc->r = read_package(&rd, SCM_CAR(res), &lc->t->package)) < 0)
+		return SCM_BOOL_T;
+	SCM sps = scm_call_1(scm_c_public_ref("cix ui", "package-search-path-sexps"),
+			     SCM_CAR(res));
+	lc->r = read_search_paths(&rd, sps, lc->t, lc->t->package->name ? lc->t->package->name
+									   : lc->arg);
 	return SCM_BOOL_T;
 }
 
@@ -500,6 +593,90 @@ int cix_scheme_read_expr(const char *expr, struct cix_scheme_target *t, struct c
 int cix_scheme_read_file(const char *file, struct cix_scheme_target *t, struct cix_err *err)
 {
 	return lower_with("file", file, t, err);
+}
+
+/* ---- manifests ---- */
+
+#define MAX_MANIFEST_ENTRIES 100000
+
+struct manifest_call {
+	const char *file;
+	struct cix_scheme_target *v;
+	size_t n;
+	struct cix_err *err;
+	int r;
+};
+
+/* Each entry: (PACKAGE OUTPUT NAME VERSION SEARCH-PATHS), see (cix ui). */
+static SCM manifest_body(void *data)
+{
+	struct manifest_call *mc = data;
+	struct reader rd = { mc->err, 0 };
+	SCM entries = scm_call_1(scm_c_public_ref("cix ui", "manifest-from-file"),
+				 scm_from_utf8_string(mc->file));
+	long n = scm_ilength(entries);
+	if (n < 0 || n > MAX_MANIFEST_ENTRIES) {
+		mc->r = cix_error(mc->err, -CIX_ELIMIT, "%s: too many entries", mc->file);
+		return SCM_BOOL_T;
+	}
+	mc->v = xcalloc((size_t)n + 1, sizeof(*mc->v));
+	for (; scm_is_pair(entries); entries = SCM_CDR(entries)) {
+		SCM e = SCM_CAR(entries);
+		struct cix_scheme_target *t = &mc->v[mc->n++];
+		if (scm_ilength(e) != 5 || !is("package", SCM_CAR(e)) ||
+		    !(t->output = clean_string(SCM_CADR(e))) ||
+		    !(t->name = clean_string(SCM_CADDR(e))) ||
+		    !(t->version = clean_string(scm_list_ref(e, scm_from_int(3))))) {
+			mc->r = cix_error(mc->err, -CIX_EINVAL, "%s: a bad manifest entry", mc->file);
+			return SCM_BOOL_T;
+		}
+		if ((mc->r = read_package(&rd, SCM_CAR(e), &t->package)) < 0 ||
+		    (mc->r = read_search_paths(&rd, scm_list_ref(e, scm_from_int(4)), t,
+					       t->name)) < 0)
+			return SCM_BOOL_T;
+	}
+	mc->r = 0;
+	return SCM_BOOL_T;
+}
+
+static void *do_manifest(void *data)
+{
+	struct manifest_call *mc = data;
+	struct call c = { SCM_BOOL_F, SCM_EOL, SCM_UNDEFINED, mc->err };
+	mc->r = -CIX_EINVAL;
+	SCM res = scm_c_catch(SCM_BOOL_T, manifest_body, mc, call_handler, &c, call_preunwind, &c);
+	if (SCM_UNBNDP(res))
+		mc->r = -CIX_EINVAL;
+	return NULL;
+}
+
+int cix_scheme_read_manifest(const char *file, struct cix_scheme_target **v, size_t *n,
+			     struct cix_err *err)
+{
+	struct manifest_call mc = { file, NULL, 0, err, 0 };
+	int r;
+	*v = NULL;
+	*n = 0;
+	if ((r = cix_scheme_init(err)) < 0)
+		return r;
+	scm_with_guile(do_manifest, &mc);
+	if (mc.r < 0) {
+		/* The message names the file, as given or as Guile canonicalised it. */
+		char *real = realpath(file, NULL);
+		if (!strstr(err->msg, file) && !(real && strstr(err->msg, real))) {
+			char msg[CIX_ERR_MSG_MAX];
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			cix_error(err, mc.r, "%s: %s", file, msg);
+		}
+		free(real);
+		for (size_t i = 0; i < mc.n; i++)
+			cix_scheme_target_release(&mc.v[i]);
+		free(mc.v);
+		return mc.r;
+	}
+	*v = mc.v;
+	*n = mc.n;
+	return 0;
 }
 
 /* ---- the package index ---- */

@@ -5,6 +5,7 @@
 
 #include "err.h"
 #include "lower.h"
+#include "search-path.h"
 #include "strbuf.h"
 
 /*
@@ -18,7 +19,15 @@ int cix_scheme_init(struct cix_err *err);
 struct cix_scheme_target {
 	struct cix_package *package;
 	char *output;              /* the output asked for ("glib:doc"), or NULL */
+	/* A manifest's entry: its name and version, or NULL: the package's. */
+	char *name, *version;
+	/* What the package and those it propagates declare (native ones). */
+	struct cix_search_path *search_paths;
+	size_t nr_search_paths;
 };
+
+/* Free what the target owns (not the package: Guile's records keep it). */
+void cix_scheme_target_release(struct cix_scheme_target *t);
 
 /*
  * spec: NAME, NAME-VERSION, NAME:OUTPUT or NAME-VERSION:OUTPUT, found in
@@ -30,6 +39,15 @@ struct cix_scheme_target {
 int cix_scheme_read_spec(const char *spec, struct cix_scheme_target *t, struct cix_err *err);
 int cix_scheme_read_expr(const char *expr, struct cix_scheme_target *t, struct cix_err *err);
 int cix_scheme_read_file(const char *file, struct cix_scheme_target *t, struct cix_err *err);
+
+/*
+ * The entries of the manifest a file gives (its last value, as
+ * (specifications->manifest ...) or (packages->manifest ...) of (guix
+ * profiles)): *v receives *n targets, their output always set. An error
+ * names the file. Free each with cix_scheme_target_release, then *v.
+ */
+int cix_scheme_read_manifest(const char *file, struct cix_scheme_target **v, size_t *n,
+			     struct cix_err *err);
 
 /* The search path of the package modules: $CIX_SCHEME_PATH, or the installed
  * DATADIR/scheme:DATADIR/distro. Guile is not started for it. */

@@ -43,12 +43,33 @@ static void mkdir_t(const char *rel)
 static void fill(struct cix_manifest *m)
 {
 	struct cix_manifest_entry *e;
+	struct cix_search_path sp = { 0 };
 	e = cix_manifest_add(m, "zed", "1.10", "out", "/cix/store/aaa-zed-1.10");
 	strvec_push(&e->deps, "/cix/store/bbb-libzed-1");
 	strvec_push(&e->deps, "/cix/store/ccc-libc");
+	/* Two search paths: Guix's defaults, and every field set and odd. */
+	sp.variable = "TERMINFO_DIRS";
+	sp.separator = ":";
+	strvec_push(&sp.files, "share/terminfo");
+	cix_manifest_entry_add_search_path(e, &sp);
+	strvec_clear(&sp.files);
+	sp.variable = "ODD_1";
+	sp.separator = NULL;
+	sp.file_type = CIX_FILE_REGULAR;
+	sp.file_pattern = "^a\tb\\c\n$";
+	strvec_push(&sp.files, "etc/x\ty");
+	strvec_push(&sp.files, "lib\\z\n");
+	cix_manifest_entry_add_search_path(e, &sp);
+	strvec_clear(&sp.files);
 	cix_manifest_add(m, "hello", "2.12", "out", "/cix/store/ddd-hello-2.12");
 	e = cix_manifest_add(m, "a\tname\\with\nodd bytes", "", "doc", "/weird path\t/x\\");
 	strvec_push(&e->deps, "/dep\twith\\escapes\n");
+	/* No files at all: a line of six fields. */
+	sp.variable = "NOTHING";
+	sp.separator = ";";
+	sp.file_type = CIX_FILE_SYMLINK;
+	sp.file_pattern = NULL;
+	cix_manifest_entry_add_search_path(e, &sp);
 	cix_manifest_add(m, "hello", "2.12", "doc", "/cix/store/eee-hello-2.12-doc");
 }
 
@@ -60,7 +81,13 @@ static void test_round_trip(void)
 
 	fill(&m);
 	cix_manifest_format(&m, &a);
-	ok(!strncmp(a.buf, "cix-manifest 1\n", 15), "the first line is the version");
+	ok(!strncmp(a.buf, "cix-manifest 2\n", 15), "the first line is the version, 2");
+	ok(strstr(a.buf, "/cix/store/ccc-libc\n\tsearch-path\tTERMINFO_DIRS\t:\tdirectory\t"
+		  "\tshare/terminfo\n\tsearch-path\tODD_1\t\tregular\t^a\\tb\\\\c\\n$"
+		  "\tetc/x\\ty\tlib\\\\z\\n\nhello\t") != NULL,
+	   "search paths follow their entry, escaped, a missing separator empty");
+	ok(strstr(a.buf, "\tsearch-path\tNOTHING\t;\tsymlink\t\n") != NULL,
+	   "no files: nothing after the pattern");
 	ok(strstr(a.buf, "\tout\t/cix/store/aaa-zed-1.10\t/cix/store/bbb-libzed-1 /cix/store/ccc-libc\n")
 	   != NULL, "the dependencies are separated by single spaces");
 	ok(strstr(a.buf, "/cix/store/ddd-hello-2.12\t\n") != NULL, "no dependencies: an empty field");
@@ -75,12 +102,45 @@ static void test_round_trip(void)
 	is_str(back.v[2].deps.v[0], "/dep\twith\\escapes\n", "escaped too");
 	is_int((int)back.v[0].deps.nr, 2, "two dependencies");
 	is_str(back.v[0].deps.v[1], "/cix/store/ccc-libc", "in their order");
+	is_int((int)back.v[0].nr_search_paths, 2, "two search paths");
+	{
+		const struct cix_search_path *sp = &back.v[0].search_paths[0];
+		is_str(sp->variable, "TERMINFO_DIRS", "the variable");
+		is_str(sp->separator, ":", "the separator");
+		ok(sp->file_type == CIX_FILE_DIRECTORY && !sp->file_pattern,
+		   "a directory, no pattern");
+		ok(sp->files.nr == 1 && !strcmp(sp->files.v[0], "share/terminfo"), "the file");
+		sp = &back.v[0].search_paths[1];
+		ok(!sp->separator, "no separator stays none");
+		ok(sp->file_type == CIX_FILE_REGULAR, "a regular file");
+		is_str(sp->file_pattern, "^a\tb\\c\n$", "the pattern, unescaped");
+		ok(sp->files.nr == 2 && !strcmp(sp->files.v[1], "lib\\z\n"), "the files, unescaped");
+		ok(back.v[2].nr_search_paths == 1 && back.v[2].search_paths[0].files.nr == 0 &&
+		   back.v[2].search_paths[0].file_type == CIX_FILE_SYMLINK,
+		   "a search path of no files");
+		is_int((int)back.v[1].nr_search_paths, 0, "an entry without search paths");
+	}
 
 	{
 		struct cix_manifest e;
-		const char *only = "cix-manifest 1\n";
+		const char *only = "cix-manifest 2\n";
 		ok(cix_manifest_parse(only, strlen(only), &e, &err) == 0 && e.nr == 0,
 		   "a manifest of no entries");
+		cix_manifest_release(&e);
+	}
+	{
+		/* Version 1, as cix wrote it before search paths: read, written as 2. */
+		struct cix_manifest e;
+		struct strbuf c = STRBUF_INIT;
+		const char *v1 = "cix-manifest 1\nhello\t2.12\tout\t/s/h\t/s/d /s/e\n"
+				 "sed\t4.9\tout\t/s/sed\t\n";
+		ok(cix_manifest_parse(v1, strlen(v1), &e, &err) == 0 && e.nr == 2 &&
+		   e.v[0].deps.nr == 2 && !e.v[1].nr_search_paths,
+		   "a manifest of version 1 is read");
+		cix_manifest_format(&e, &c);
+		ok(c.len == strlen(v1) && !memcmp(c.buf, "cix-manifest 2\n", 15) &&
+		   !strcmp(c.buf + 15, v1 + 15), "and formats as version 2, the rest the same");
+		strbuf_release(&c);
 		cix_manifest_release(&e);
 	}
 
@@ -155,7 +215,8 @@ static void test_hostile(void)
 
 	refuse("empty", "");
 	refuse("no first line", "a\t1\tout\t/p\t\n");
-	refuse("another version", "cix-manifest 2\n");
+	refuse("another version", "cix-manifest 3\n");
+	refuse("version 0", "cix-manifest 0\n");
 	refuse("the version with a space after", "cix-manifest 1 \n");
 	refuse("CRLF", "cix-manifest 1\r\n");
 	refuse("no newline at the end", "cix-manifest 1\na\t1\tout\t/p\t");
@@ -177,9 +238,42 @@ static void test_hostile(void)
 	refuse("a lone space as dependencies", "cix-manifest 1\na\t1\tout\t/p\t \n");
 	refuse("a good entry, then a bad one",
 	       "cix-manifest 1\na\t1\tout\t/p\t\nb\t1\tout\tq\t\n");
-	refuse_n("a NUL byte in a field", "cix-manifest 1\na\0b\t1\tout\t/p\t\n", 26);
+	refuse("a search path in version 1",
+	       "cix-manifest 1\na\t1\tout\t/p\t\n\tsearch-path\tV\t:\tdirectory\t\tf\n");
+	refuse("a search path before any entry",
+	       "cix-manifest 2\n\tsearch-path\tV\t:\tdirectory\t\tf\n");
+	refuse("a line of an unknown kind",
+	       "cix-manifest 2\na\t1\tout\t/p\t\n\tsearch-paths\tV\t:\tdirectory\t\tf\n");
+	refuse("a search path of five fields",
+	       "cix-manifest 2\na\t1\tout\t/p\t\n\tsearch-path\tV\t:\tdirectory\n");
+	refuse("an unknown file type",
+	       "cix-manifest 2\na\t1\tout\t/p\t\n\tsearch-path\tV\t:\tfifo\t\tf\n");
+	refuse("a variable not a shell name",
+	       "cix-manifest 2\na\t1\tout\t/p\t\n\tsearch-path\tV;rm\t:\tdirectory\t\tf\n");
+	refuse("a variable starting with a digit",
+	       "cix-manifest 2\na\t1\tout\t/p\t\n\tsearch-path\t1V\t:\tdirectory\t\tf\n");
+	refuse("an empty variable",
+	       "cix-manifest 2\na\t1\tout\t/p\t\n\tsearch-path\t\t:\tdirectory\t\tf\n");
+	refuse("an absolute file",
+	       "cix-manifest 2\na\t1\tout\t/p\t\n\tsearch-path\tV\t:\tdirectory\t\t/etc\n");
+	refuse("an empty file",
+	       "cix-manifest 2\na\t1\tout\t/p\t\n\tsearch-path\tV\t:\tdirectory\t\t\n");
+	refuse("a separator with a dollar",
+	       "cix-manifest 2\na\t1\tout\t/p\t\n\tsearch-path\tV\t$(x)\tdirectory\t\tf\n");
+	refuse("a separator with a quote",
+	       "cix-manifest 2\na\t1\tout\t/p\t\n\tsearch-path\tV\t\"\tdirectory\t\tf\n");
+	refuse("a separator with a brace",
+	       "cix-manifest 2\na\t1\tout\t/p\t\n\tsearch-path\tV\t}\tdirectory\t\tf\n");
+	refuse("a separator with a newline",
+	       "cix-manifest 2\na\t1\tout\t/p\t\n\tsearch-path\tV\t\\n\tdirectory\t\tf\n");
+	refuse("an entry line with six fields in version 2",
+	       "cix-manifest 2\na\t1\tout\t/p\t\t\n");
+	refuse_n("a NUL byte in a search path",
+		 "cix-manifest 2\na\t1\tout\t/p\t\n\tsearch-path\tV\t:\tdirectory\t\tf\0g\n",
+		 59);
+	refuse_n("a NUL byte in a field", "cix-manifest 1\na\0b\t1\tout\t/p\t\n", 29);
 	refuse_n("a NUL byte in the first line", "cix-manifest 1\0\n", 16);
-	refuse_n("a NUL byte after an escape", "cix-manifest 1\na\\\0\t1\tout\t/p\t\n", 26);
+	refuse_n("a NUL byte after an escape", "cix-manifest 1\na\\\0\t1\tout\t/p\t\n", 29);
 
 	strbuf_addstr(&sb, "cix-manifest 1\na\t1\tout\t/");
 	for (size_t i = 0; i < ((size_t)1 << 20); i++)
@@ -204,6 +298,31 @@ static void test_hostile(void)
 	cix_manifest_release(&m);
 	strbuf_addstr(&sb, "one\t1\tout\t/s/more\t\n");
 	refuse_n("100001 entries", sb.buf, sb.len);
+
+	/* The bounds of search paths: files per search path, search paths per entry. */
+	for (int files = 256; files <= 257; files++) {
+		strbuf_reset(&sb);
+		strbuf_addstr(&sb, "cix-manifest 2\na\t1\tout\t/p\t\n\tsearch-path\tV\t:\tdirectory\t");
+		for (int i = 0; i < files; i++)
+			strbuf_addf(&sb, "\tf%d", i);
+		strbuf_addch(&sb, '\n');
+		if (files == 256)
+			ok(cix_manifest_parse(sb.buf, sb.len, &m, &err) == 0 &&
+			   m.v[0].search_paths[0].files.nr == 256, "a search path of 256 files");
+		else
+			refuse_n("a search path of 257 files", sb.buf, sb.len);
+		cix_manifest_release(&m);
+	}
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "cix-manifest 2\na\t1\tout\t/p\t\n");
+	for (int i = 0; i < CIX_MANIFEST_MAX_SEARCH_PATHS; i++)
+		strbuf_addf(&sb, "\tsearch-path\tV%d\t:\tdirectory\t\tf\n", i);
+	ok(cix_manifest_parse(sb.buf, sb.len, &m, &err) == 0 &&
+	   m.v[0].nr_search_paths == CIX_MANIFEST_MAX_SEARCH_PATHS,
+	   "an entry of %d search paths", CIX_MANIFEST_MAX_SEARCH_PATHS);
+	cix_manifest_release(&m);
+	strbuf_addstr(&sb, "\tsearch-path\tMORE\t:\tdirectory\t\tf\n");
+	refuse_n("one more search path", sb.buf, sb.len);
 	strbuf_release(&sb);
 }
 

@@ -65,6 +65,11 @@ done
 rm -f libcurses.so libcurses.a
 echo 'INPUT (-lncursesw)' >libcurses.so
 ln -s libncursesw.a libcurses.a"))))
+    ;; Programs find the terminal descriptions of the profile, as in Guix.
+    (native-search-paths
+     (list (search-path-specification
+            (variable "TERMINFO_DIRS")
+            (files '("share/terminfo")))))
     (synopsis "Library for text-terminal user interfaces")
     (description
      "Ncurses is a free implementation of the System V curses library: it

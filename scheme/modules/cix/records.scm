@@ -1,8 +1,9 @@
 ;;; records.scm - (cix records): the field syntax of packages and origins
 ;;; SPDX-License-Identifier: GPL-3.0-or-later
 (define-module (cix records)
+  #:use-module (ice-9 pretty-print)
   #:export (expand-record-form location->string record-error
-            define-primitive))
+            define-primitive short-repr))
 
 ;;; The primitives are cix's own, in C (scheme/guile.c), in the module
 ;;; (cix primitives) that exists only inside cix: they are looked up when
@@ -58,3 +59,9 @@
 (define (record-error location who fmt . args)
   (error (string-append (if location (string-append location ": ") "")
                         who ": " (apply format #f fmt args))))
+
+;;; A value as `write' shows it, cut to a line's worth: for messages about
+;;; values that may be large (a package record, a list of them).
+(define (short-repr x)
+  (call-with-output-string
+   (lambda (port) (truncated-print x port #:width 72))))

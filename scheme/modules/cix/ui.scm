@@ -4,6 +4,9 @@
   #:use-module (guix packages)
   #:use-module (guix build-system)
   #:use-module (guix download)
+  #:use-module (guix profiles)
+  #:use-module (guix search-paths)
+  #:use-module ((cix records) #:select (short-repr))
   #:use-module (gnu packages)
   #:use-module ((guix licenses) #:select (license? license-name))
   #:use-module (ice-9 ftw)
@@ -14,8 +17,8 @@
   #:use-module (system vm program)
   #:use-module (system syntax)
   #:export (describe-error find-package-for-spec package-from-expression
-            package-from-file module-package-entries
-            record-kind record-ref))
+            package-from-file manifest-from-file package-search-path-sexps
+            module-package-entries record-kind record-ref))
 
 ;;; ---- errors: one line, with the place they come from ----
 
@@ -47,17 +50,24 @@
   ;; no better one (an unbound variable evaluated from a file).
   (make-parameter #f))
 
+(define (latin-1-only s)
+  (string-map (lambda (c) (if (> (char->integer c) 255) #\? c)) s))
+
 (define (describe-error key args stack)
   (let* ((text (if (and (eq? key 'syntax-error) (pair? args) (pair? (cdr args)))
                    (format #f "~a: ~a" (car args) (cadr args))
                    (call-with-output-string
                     (lambda (port) (print-exception port #f key args)))))
+         ;; One line. (Not by regexps: they go through the locale's
+         ;; encoding, and fail on characters it lacks, as "…".)
          (text (string-trim-both
-                (regexp-substitute/global #f "[ \t]*\n[ \t]*" text 'pre " " 'post)))
+                (string-join (map (lambda (l) (string-trim-both l (char-set #\space #\tab)))
+                                  (string-split text #\newline))
+                             " ")))
          (text (if (string-prefix? "In procedure error: " text)
                    (substring text (string-length "In procedure error: "))
                    text))
-         (where (and (not (regexp-exec location-rx text))
+         (where (and (not (regexp-exec location-rx (latin-1-only text)))
                      (or (and (eq? key 'syntax-error) (syntax-location args))
                          (frame-location stack)
                          (current-form-location)))))
@@ -120,7 +130,8 @@
   (let ((m (make-fresh-user-module)))
     (for-each (lambda (name) (module-use! m (resolve-interface name)))
               (append '((guix packages) (guix download) (guix build-system gnu)
-                        (guix build-system trivial) (guix licenses) (gnu packages))
+                        (guix build-system trivial) (guix licenses) (guix profiles)
+                        (gnu packages))
                       (package-modules)))
     m))
 
@@ -132,25 +143,49 @@
   (as-package str (eval-string str (user-module))))
 
 
-(define (package-from-file file)
-  ;; Form by form, so that an error is at least placed at its form.
+;;; The value of the last form of FILE, evaluated form by form in MODULE,
+;;; so that an error is at least placed at its form.
+(define (eval-file file module)
   (unless (file-exists? file)
     (error (format #f "~a: no such file" file)))
-  (let ((m (make-fresh-user-module))
-        (file (canonicalize-path file)))
-    (as-package file
-                (call-with-input-file file
-                  (lambda (port)
-                    (set-port-filename! port file)
-                    (let loop ((value *unspecified*))
-                      (let* ((at (port-line port))
-                             (form (read port))
-                             (line (or (and (pair? form) (source-property form 'line)) at)))
-                        (if (eof-object? form)
-                            value
-                            (loop (parameterize ((current-form-location
-                                                  (format #f "~a:~a:~a" file (+ 1 line) 0)))
-                                    (eval form m)))))))))))
+  (let ((file (canonicalize-path file)))
+    (values
+     (call-with-input-file file
+       (lambda (port)
+         ;; Source is UTF-8 (unless it says otherwise), as for Guile's `load'.
+         (set-port-encoding! port (or (file-encoding port) "UTF-8"))
+         (set-port-filename! port file)
+         (let loop ((value *unspecified*))
+           (let* ((at (port-line port))
+                  (form (read port))
+                  (line (or (and (pair? form) (source-property form 'line)) at)))
+             (if (eof-object? form)
+                 value
+                 (loop (parameterize ((current-form-location
+                                       (format #f "~a:~a:~a" file (+ 1 line) 0)))
+                         (eval form module))))))))
+     file)))
+
+(define (package-from-file file)
+  (let-values (((value file) (eval-file file (make-fresh-user-module))))
+    (as-package file value)))
+
+(define (package-search-path-sexps p)
+  ;; P's search paths and those of what it propagates, as lists for C.
+  (map search-path-specification->sexp (package-transitive-native-search-paths p)))
+
+(define (manifest-from-file file)
+  ;; The entries of the manifest FILE gives (evaluated with (guix profiles),
+  ;; (gnu packages) and the package modules in scope, as Guix does), each
+  ;; as (PACKAGE OUTPUT NAME VERSION SEARCH-PATHS) for C.
+  (let-values (((value file) (eval-file file (user-module))))
+    (unless (manifest? value)
+      (error (format #f "~a: the file gives ~a, not a manifest" file (short-repr value))))
+    (map (lambda (e)
+           (list (manifest-entry-item e) (manifest-entry-output e)
+                 (manifest-entry-name e) (manifest-entry-version e)
+                 (map search-path-specification->sexp (manifest-entry-search-paths e))))
+         (manifest-entries value))))
 
 ;;; ---- the records, for the C code that reads them ----
 ;;; (SRFI-9's predicates and accessors are macros in Guile 3: C calls these.)

@@ -6,7 +6,8 @@
   #:use-module (srfi srfi-1)
   #:use-module (srfi srfi-11)
   #:export (package-modules all-packages fold-packages find-packages-by-name
-            specification->package package-name->name+output version>?))
+            specification->package specification->package+output
+            package-name->name+output version>?))
 
 ;;; The distribution is every (gnu packages NAME) module on the load path:
 ;;; DIR/gnu/packages/NAME.scm. These are the procedures Guix users know
@@ -84,3 +85,13 @@
     (when (null? found)
       (error (format #f "~a: unknown package" spec)))
     (car found)))
+
+(define* (specification->package+output spec #:optional (output "out"))
+  ;; "sed", "sed:debug", "sed@4.9:debug": the package and the output
+  ;; (OUTPUT when the spec names none); an output the package lacks is an error.
+  (let-values (((name out) (package-name->name+output spec)))
+    (let ((p (specification->package name))
+          (out (or out output)))
+      (unless (member out (package-outputs p))
+        (error (format #f "package `~a' has no output `~a'" (package-full-name p) out)))
+      (values p out))))

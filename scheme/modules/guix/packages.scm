@@ -1,15 +1,22 @@
 ;;; packages.scm - (guix packages): packages and origins, as Guix writes them
 ;;; SPDX-License-Identifier: GPL-3.0-or-later
 (define-module (guix packages)
+  #:use-module (srfi srfi-1)
   #:use-module (srfi srfi-9)
   #:use-module (rnrs bytevectors)
   #:use-module (cix records)
+  #:use-module (guix search-paths)
+  #:re-export (search-path-specification search-path-specification?
+               search-path-specification-variable search-path-specification-files
+               search-path-specification-separator search-path-specification-file-type
+               search-path-specification-file-pattern $PATH)
   #:export (package package? package-name package-version package-source
             package-build-system package-arguments package-inputs
             package-native-inputs package-propagated-inputs package-outputs
             package-synopsis package-description package-license
             package-home-page package-location package-full-name
-            package-properties
+            package-properties package-native-search-paths package-search-paths
+            package-transitive-native-search-paths
             origin origin? origin-method origin-uri origin-sha256
             origin-file-name
             bootstrap-item bootstrap-item? bootstrap-item-name
@@ -26,8 +33,9 @@
 
 (define-record-type <package>
   (%make-package name version source build-system arguments inputs
-                 native-inputs propagated-inputs outputs synopsis
-                 description license home-page properties location)
+                 native-inputs propagated-inputs outputs native-search-paths
+                 search-paths synopsis description license home-page properties
+                 location)
   package?
   (name package-name)
   (version package-version)
@@ -38,6 +46,8 @@
   (native-inputs package-native-inputs)
   (propagated-inputs package-propagated-inputs)
   (outputs package-outputs)
+  (native-search-paths package-native-search-paths)
+  (search-paths package-search-paths)
   (synopsis package-synopsis)
   (description package-description)
   (license package-license)
@@ -47,12 +57,13 @@
 
 (define package-field-names
   '(name version source build-system arguments inputs native-inputs
-    propagated-inputs outputs synopsis description license home-page
-    properties))
+    propagated-inputs outputs native-search-paths search-paths synopsis
+    description license home-page properties))
 
 (define package-defaults
   `((version . "") (source . #f) (arguments . ()) (inputs . ())
     (native-inputs . ()) (propagated-inputs . ()) (outputs . ("out"))
+    (native-search-paths . ()) (search-paths . ())
     (synopsis . "") (description . "") (license . #f) (home-page . #f)
     (properties . ())))
 
@@ -69,6 +80,8 @@
                   ((native-inputs) (package-native-inputs base))
                   ((propagated-inputs) (package-propagated-inputs base))
                   ((outputs) (package-outputs base))
+                  ((native-search-paths) (package-native-search-paths base))
+                  ((search-paths) (package-search-paths base))
                   ((synopsis) (package-synopsis base))
                   ((description) (package-description base))
                   ((license) (package-license base))
@@ -84,17 +97,48 @@
       (record-error location "package" "its name must be a string"))
     (unless (string? (package-version p))
       (record-error location "package" "its version must be a string"))
+    (for-each (lambda (name get)
+                (let ((l (get p)))
+                  (unless (and (list? l) (every search-path-specification? l))
+                    (record-error location "package"
+                                  "its ~a must be a list of search-path-specification, not ~s"
+                                  name l))))
+              '(native-search-paths search-paths)
+              (list package-native-search-paths package-search-paths))
     p))
 
 (define-syntax package
   (lambda (x)
     (expand-record-form x 'package #'package-from-fields
                         '(name version source build-system arguments inputs
-                          native-inputs propagated-inputs outputs synopsis
+                          native-inputs propagated-inputs outputs
+                          native-search-paths search-paths synopsis
                           description license home-page properties))))
 
 (define (package-full-name p)
   (string-append (package-name p) "-" (package-version p)))
+
+(define (package-transitive-native-search-paths p)
+  ;; The search paths of P and of the packages it propagates, transitively
+  ;; (what a profile holding P needs), each once, P's first.
+  (define (input-package in)
+    (cond ((package? in) in)
+          ((and (pair? in) (pair? (cdr in)) (package? (cadr in))) (cadr in))
+          (else #f)))
+  (let loop ((todo (list p)) (seen '()) (acc '()))
+    (cond ((null? todo)
+           (delete-duplicates (reverse acc)
+                              (lambda (a b)
+                                (equal? (search-path-specification->sexp a)
+                                        (search-path-specification->sexp b)))))
+          ((memq (car todo) seen)
+           (loop (cdr todo) seen acc))
+          (else
+           (let ((q (car todo)))
+             (loop (append (cdr todo)
+                           (filter-map input-package (package-propagated-inputs q)))
+                   (cons q seen)
+                   (append (reverse (package-native-search-paths q)) acc)))))))
 
 (define-record-type <origin>
   (%make-origin method uri sha256 file-name location)
