@@ -6,6 +6,7 @@
 #include "drv.h"
 #include "encoding.h"
 #include "lower.h"
+#include "gc.h"
 #include "remote.h"
 #include "scheme.h"
 #include "store.h"
@@ -118,9 +119,8 @@ static int lower_target(struct cix_lower *l, const struct opts *o, struct cix_sc
 /* -r FILE: FILE links to the result, and is registered as an indirect GC root. */
 static int make_root(struct cix_store *s, const char *file, const char *path, struct cix_err *err)
 {
-	struct strbuf abs = STRBUF_INIT, root = STRBUF_INIT;
-	struct cix_hash h;
-	int r = 0;
+	struct strbuf abs = STRBUF_INIT;
+	int r;
 	unlink(file);
 	if (symlink(path, file) < 0)
 		return cix_error_errno(err, -errno, "cannot create '%s'", file);
@@ -130,28 +130,8 @@ static int make_root(struct cix_store *s, const char *file, const char *path, st
 		free(cwd);
 	}
 	strbuf_addstr(&abs, file);
-	if (s->remote) {
-		/* The daemon's gcroots/auto/HASH links to our link. */
-		r = cix_remote_add_indirect_root(s->remote, abs.buf, err);
-		strbuf_release(&abs);
-		return r;
-	}
-	cix_hash_buf(CIX_HASH_SHA256, abs.buf, abs.len, &h);
-	strbuf_addf(&root, "%s/gcroots", s->state_dir);
-	mkdir(root.buf, 0755);
-	strbuf_addstr(&root, "/auto");
-	if (mkdir(root.buf, 0755) < 0 && errno != EEXIST) {
-		r = cix_error_errno(err, -errno, "cannot create '%s'", root.buf);
-		goto out;
-	}
-	strbuf_addch(&root, '/');
-	cix_nixbase32_encode(&root, h.bytes, 20);
-	unlink(root.buf);
-	if (symlink(abs.buf, root.buf) < 0)
-		r = cix_error_errno(err, -errno, "cannot create '%s'", root.buf);
-out:
+	r = cix_gc_add_indirect_root(s, abs.buf, err);
 	strbuf_release(&abs);
-	strbuf_release(&root);
 	return r;
 }
 

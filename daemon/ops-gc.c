@@ -34,34 +34,17 @@ static int op_add_temp_root(struct conn *c, struct cix_err *err)
  */
 static int op_add_indirect_root(struct conn *c, struct cix_err *err)
 {
-	struct strbuf link = STRBUF_INIT, dir = STRBUF_INIT, tmp = STRBUF_INIT;
-	struct cix_hash h;
+	struct strbuf link = STRBUF_INIT;
 	int r = cix_wire_read_string(&c->w, &link, CIX_WIRE_MAX_PATH, err);
-	if (r)
-		goto out;
-	if (link.buf[0] != '/' || memchr(link.buf, '\0', link.len)) {
+	if (!r && memchr(link.buf, '\0', link.len))
 		r = cix_error(err, -CIX_EINVAL, "an indirect root must be an absolute file name");
-		goto out;
+	if (!r)
+		r = cix_gc_add_indirect_root(c->s, link.buf, err);
+	if (!r) {
+		conn_last(c);
+		cix_wire_write_u64(&c->w, 1);
 	}
-	cix_hash_buf(CIX_HASH_SHA256, link.buf, link.len, &h);
-	strbuf_addf(&dir, "%s/gcroots/auto", c->s->state_dir);
-	if ((r = cix_mkdirs(dir.buf, err)) < 0)
-		goto out;
-	strbuf_addch(&dir, '/');
-	cix_nixbase32_encode(&dir, h.bytes, 20);
-	strbuf_addf(&tmp, "%s.tmp-%ld", dir.buf, (long)getpid());
-	unlink(tmp.buf);
-	if (symlink(link.buf, tmp.buf) < 0 || rename(tmp.buf, dir.buf) < 0) {
-		r = cix_error_errno(err, -errno, "cannot create '%s'", dir.buf);
-		unlink(tmp.buf);
-		goto out;
-	}
-	conn_last(c);
-	cix_wire_write_u64(&c->w, 1);
-out:
 	strbuf_release(&link);
-	strbuf_release(&dir);
-	strbuf_release(&tmp);
 	return r;
 }
 

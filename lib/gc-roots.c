@@ -1,6 +1,7 @@
 /* gc-roots.c - the garbage collector's roots: links below gcroots, temporary roots */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "gc.h"
+#include "encoding.h"
 #include "remote.h"
 #include "util.h"
 
@@ -142,6 +143,35 @@ void cix_store_drop_temp_roots(struct cix_store *s)
 	strbuf_release(&p);
 	close(s->temproots_fd);
 	s->temproots_fd = -1;
+}
+
+/* ---- Indirect roots ---- */
+
+int cix_gc_add_indirect_root(struct cix_store *s, const char *link, struct cix_err *err)
+{
+	struct strbuf dir = STRBUF_INIT, tmp = STRBUF_INIT;
+	struct cix_hash h;
+	int r;
+	if (link[0] != '/')
+		return cix_error(err, -CIX_EINVAL, "an indirect root must be an absolute file name");
+	if (s->remote)
+		return cix_remote_add_indirect_root(s->remote, link, err);
+	cix_hash_buf(CIX_HASH_SHA256, link, strlen(link), &h);
+	strbuf_addf(&dir, "%s/gcroots/auto", s->state_dir);
+	if ((r = cix_mkdirs(dir.buf, err)) < 0)
+		goto out;
+	strbuf_addch(&dir, '/');
+	cix_nixbase32_encode(&dir, h.bytes, 20);
+	strbuf_addf(&tmp, "%s.tmp-%ld", dir.buf, (long)getpid());
+	unlink(tmp.buf);
+	if (symlink(link, tmp.buf) < 0 || rename(tmp.buf, dir.buf) < 0) {
+		r = cix_error_errno(err, -errno, "cannot create '%s'", dir.buf);
+		unlink(tmp.buf);
+	}
+out:
+	strbuf_release(&dir);
+	strbuf_release(&tmp);
+	return r;
 }
 
 /* ---- Finding the roots ---- */

@@ -36,12 +36,13 @@ struct gc {
 	unsigned char *live;
 };
 
-static size_t find(const struct cix_db_all *a, const char *path)
+/* The index of path in the sorted array v[0..n), or CIX_DB_NONE. */
+static size_t sorted_index(char *const *v, size_t n, const char *path)
 {
-	size_t lo = 0, hi = a->nr;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(a->paths[mid], path);
+		int c = strcmp(v[mid], path);
 		if (!c)
 			return mid;
 		if (c < 0)
@@ -50,6 +51,11 @@ static size_t find(const struct cix_db_all *a, const char *path)
 			hi = mid;
 	}
 	return CIX_DB_NONE;
+}
+
+static size_t find(const struct cix_db_all *a, const char *path)
+{
+	return sorted_index(a->paths, a->nr, path);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -165,18 +171,7 @@ static int delete_in_order(struct gc *g, const size_t *order, size_t n, struct c
 
 static int is_root(const struct gc *g, const char *path)
 {
-	size_t lo = 0, hi = g->roots.nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(g->roots.v[mid], path);
-		if (!c)
-			return 1;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	return sorted_index(g->roots.v, g->roots.nr, path) != CIX_DB_NONE;
 }
 
 /*

@@ -25,6 +25,14 @@ int cix_store_add_temp_roots(struct cix_store *s, const char *const *paths, size
 /* Drop this process's temporary roots (cix_store_close does it). */
 void cix_store_drop_temp_roots(struct cix_store *s);
 
+/*
+ * An indirect root: STATE/gcroots/auto/HASH (of link) becomes a symlink to
+ * link, an absolute file name, replaced atomically; link keeps whatever
+ * store path it points to alive while it exists. Through the daemon when
+ * s is a client.
+ */
+int cix_gc_add_indirect_root(struct cix_store *s, const char *link, struct cix_err *err);
+
 /* A root: the file that makes it, and the store path it keeps alive. */
 struct cix_gc_root {
 	char *link;   /* a symlink below STATE/gcroots (or the link it leads to), or {temp:PID} */
