@@ -145,6 +145,33 @@ void cix_store_drop_temp_roots(struct cix_store *s)
 	s->temproots_fd = -1;
 }
 
+void cix_store_clean_temp_roots(struct cix_store *s)
+{
+	struct strbuf p = STRBUF_INIT;
+	DIR *d = NULL;
+	struct dirent *de;
+	strbuf_addf(&p, "%s/gc.lock", s->state_dir);
+	int gc = open(p.buf, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/temproots", s->state_dir);
+	if (gc >= 0 && flock(gc, LOCK_EX | LOCK_NB) == 0 && (d = opendir(p.buf))) {
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			int fd = openat(dirfd(d), de->d_name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			if (ofd_lock(fd, F_WRLCK, 0) == 0)
+				unlinkat(dirfd(d), de->d_name, 0);
+			close(fd);
+		}
+		closedir(d);
+	}
+	if (gc >= 0)
+		close(gc);
+	strbuf_release(&p);
+}
+
 /* ---- Indirect roots ---- */
 
 int cix_gc_add_indirect_root(struct cix_store *s, const char *link, struct cix_err *err)

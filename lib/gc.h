@@ -22,6 +22,12 @@ int cix_store_add_temp_root(struct cix_store *s, const char *path, struct cix_er
 /* The same for each of paths[0..n). */
 int cix_store_add_temp_roots(struct cix_store *s, const char *const *paths, size_t n,
 			     struct cix_err *err);
+/*
+ * Delete the temporary roots of processes that died without closing the
+ * store (cix_store_open does it); skipped while a collector runs or a
+ * process makes its file (both hold the GC lock).
+ */
+void cix_store_clean_temp_roots(struct cix_store *s);
 /* Drop this process's temporary roots (cix_store_close does it). */
 void cix_store_drop_temp_roots(struct cix_store *s);
 

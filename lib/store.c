@@ -103,42 +103,6 @@ void cix_path_unlock(struct cix_store *s, struct cix_path_lock *lock)
 	lock->name = NULL;
 }
 
-/*
- * Temporary roots of processes that died without closing the store (their
- * file's lock is free). Skipped while a collector runs or a process is
- * making its file (both hold the GC lock).
- */
-static void clean_temp_roots(struct cix_store *s)
-{
-	struct strbuf p = STRBUF_INIT;
-	DIR *d;
-	struct dirent *de;
-	strbuf_addf(&p, "%s/gc.lock", s->state_dir);
-	int gc = open(p.buf, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-	strbuf_reset(&p);
-	strbuf_addf(&p, "%s/temproots", s->state_dir);
-	if (gc < 0 || flock(gc, LOCK_EX | LOCK_NB) < 0 || !(d = opendir(p.buf))) {
-		if (gc >= 0)
-			close(gc);
-		strbuf_release(&p);
-		return;
-	}
-	while ((de = readdir(d))) {
-		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-		if (de->d_name[0] == '.')
-			continue;
-		int fd = openat(dirfd(d), de->d_name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
-			unlinkat(dirfd(d), de->d_name, 0);
-		close(fd);
-	}
-	closedir(d);
-	close(gc);
-	strbuf_release(&p);
-}
-
 /* Remove temporaries of adds that died: those whose lock nobody holds. */
 static void clean_tmp(struct cix_store *s)
 {
@@ -204,7 +168,7 @@ int cix_store_open(const char *store_dir, const char *state_dir,
 		goto fail;
 	strbuf_release(&db);
 	clean_tmp(s);
-	clean_temp_roots(s);
+	cix_store_clean_temp_roots(s);
 	*out = s;
 	return 0;
 fail:
