@@ -2,6 +2,7 @@
 ;;; SPDX-License-Identifier: GPL-3.0-or-later
 (define-module (gnu packages)
   #:use-module (guix packages)
+  #:use-module (cix compiled)
   #:use-module (ice-9 ftw)
   #:use-module (srfi srfi-1)
   #:use-module (srfi srfi-11)
@@ -45,15 +46,20 @@
               (lambda (p)
                 (and (not (hashq-ref seen p))
                      (hashq-set! seen p #t)))
-              (append-map
-               (lambda (name)
-                 (let ((m (resolve-interface name)))
-                   (filter package?
-                           (module-map (lambda (sym var)
-                                         (and (variable-bound? var) (variable-ref var)))
-                                       m))))
-               (sort (package-modules)
-                     (lambda (a b) (string<? (object->string a) (object->string b))))))))
+              (let ((names (sort (package-modules)
+                                 (lambda (a b)
+                                   (string<? (object->string a) (object->string b))))))
+                (call-with-compiled-modules
+                 names
+                 (lambda ()
+                   (append-map
+                    (lambda (name)
+                      (let ((m (resolve-interface name)))
+                        (filter package?
+                                (module-map (lambda (sym var)
+                                              (and (variable-bound? var) (variable-ref var)))
+                                            m))))
+                    names)))))))
         (for-each (lambda (p)
                     (add! by-name (package-name p) p)
                     (add! by-full-name (package-full-name p) p))
