@@ -123,7 +123,19 @@ static int install_one(struct cix_lower *l, const char *spec, int is_expr,
 				 output);
 	if (o->dry_run)
 		fprintf(stderr, "would install %s-%s:%s (%s)\n", p->name, p->version, output, path);
-	strvec_push(drvs, p->drv_path);
+	/*
+	 * Built already (every output valid, nothing propagated that may not
+	 * be): not given to the builder, which would read the .drv again to
+	 * find the same.
+	 */
+	int built = p->nr_propagated == 0;
+	for (size_t i = 0; built && i < p->out_paths.nr; i++) {
+		if ((r = cix_store_is_valid(l->store, p->out_paths.v[i], err)) < 0)
+			return r;
+		built = r > 0;
+	}
+	if (!built)
+		strvec_push(drvs, p->drv_path);
 	cix_manifest_remove(m, p->name, output);
 	struct cix_manifest_entry *e = cix_manifest_add(m, p->name, p->version, output, path);
 	propagated(p, &e->deps, 0);
