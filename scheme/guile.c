@@ -201,9 +201,19 @@ static void *memo_get(SCM obj)
 	return scm_is_false(v) ? NULL : scm_to_pointer(v);
 }
 
+/*
+ * The nodes live until the process ends. Listed here as well, in memory of
+ * malloc's: a leak checker does not see into the collector's heap, where
+ * the memo table keeps them.
+ */
+static void **nodes;
+static size_t nr_nodes, alloc_nodes;
+
 static void memo_put(SCM obj, void *node)
 {
 	scm_hashq_set_x(memo, obj, scm_from_pointer(node, NULL));
+	ALLOC_GROW(nodes, nr_nodes + 1, alloc_nodes);
+	nodes[nr_nodes++] = node;
 }
 
 /* A source or a non-package input: origin, bootstrap item, local file. */
