@@ -189,7 +189,19 @@ static int install_target(struct cix_lower *l, const struct cix_scheme_target *t
 				 output);
 	if (o->dry_run)
 		fprintf(stderr, "would install %s-%s:%s (%s)\n", name, version, output, path);
-	strvec_push(drvs, p->drv_path);
+	/*
+	 * Built already (every output valid, nothing propagated that may not
+	 * be): not given to the builder, which would read the .drv again to
+	 * find the same.
+	 */
+	int built = p->nr_propagated == 0;
+	for (size_t i = 0; built && i < p->out_paths.nr; i++) {
+		if ((r = cix_store_is_valid(l->store, p->out_paths.v[i], err)) < 0)
+			return r;
+		built = r > 0;
+	}
+	if (!built)
+		strvec_push(drvs, p->drv_path);
 	cix_manifest_remove(m, name, output);
 	struct cix_manifest_entry *e = cix_manifest_add(m, name, version, output, path);
 	propagated(p, &e->deps, 0);

@@ -29,6 +29,12 @@
 static int initialised;      /* 1: ready, -1: the modules could not be loaded */
 static char init_error[CIX_ERR_MSG_MAX];
 static SCM memo;   /* package, origin... -> the C node read from it (eq hash table) */
+/*
+ * FILE and NAME -> the C node of a local-file: one node, so one addition to
+ * the store, for every local-file record naming the same file (a thousand
+ * packages each writing (local-file "builder") add it once).
+ */
+static SCM local_files;
 
 /* ---- primitives: (cix primitives) ---- */
 
@@ -88,6 +94,7 @@ static void *init(void *unused)
 	prepend_path("%load-compiled-path", compiled && *compiled ? compiled : CIX_GO_DIR);
 	strbuf_release(&def);
 	memo = scm_permanent_object(scm_c_make_hash_table(64));
+	local_files = scm_permanent_object(scm_c_make_hash_table(16));
 	(void)unused;
 	return NULL;
 }
@@ -195,9 +202,19 @@ static void *memo_get(SCM obj)
 	return scm_is_false(v) ? NULL : scm_to_pointer(v);
 }
 
+/*
+ * The nodes live until the process ends. Listed here as well, in memory of
+ * malloc's: a leak checker does not see into the collector's heap, where
+ * the memo table keeps them.
+ */
+static void **nodes;
+static size_t nr_nodes, alloc_nodes;
+
 static void memo_put(SCM obj, void *node)
 {
 	scm_hashq_set_x(memo, obj, scm_from_pointer(node, NULL));
+	ALLOC_GROW(nodes, nr_nodes + 1, alloc_nodes);
+	nodes[nr_nodes++] = node;
 }
 
 /* A source or a non-package input: origin, bootstrap item, local file. */
@@ -245,11 +262,25 @@ static int read_thing(struct reader *rd, SCM obj, struct cix_input *in, const ch
 		struct cix_file *f = node;
 		in->kind = CIX_INPUT_FILE;
 		if (!f) {
-			f = xcalloc(1, sizeof(*f));
-			f->file = string_or_null(field(obj, "file"));
-			f->name = string_or_null(field(obj, "name"));
-			if (!f->file)
+			SCM file = field(obj, "file"), name = field(obj, "name");
+			if (!scm_is_string(file))
 				return cix_error(rd->err, -CIX_EINVAL, "%s: bad local file", who);
+			/* "LENGTH:FILE", then "=NAME" when it has one: no two alike. */
+			SCM key = scm_string_append(scm_list_4(
+				scm_number_to_string(scm_string_length(file), SCM_UNDEFINED),
+				scm_from_utf8_string(":"), file,
+				scm_is_string(name) ? scm_string_append(scm_list_2(
+							      scm_from_utf8_string("="), name))
+						    : scm_from_utf8_string("")));
+			SCM v = scm_hash_ref(local_files, key, SCM_BOOL_F);
+			if (scm_is_true(v)) {
+				f = scm_to_pointer(v);
+			} else {
+				f = xcalloc(1, sizeof(*f));
+				f->file = string_or_null(file);
+				f->name = string_or_null(name);
+				scm_hash_set_x(local_files, key, scm_from_pointer(f, NULL));
+			}
 			memo_put(obj, f);
 		}
 		in->u.file = f;

@@ -8,6 +8,7 @@
   #:use-module (guix search-paths)
   #:use-module ((cix records) #:select (short-repr))
   #:use-module (gnu packages)
+  #:use-module (cix compiled)
   #:use-module ((guix licenses) #:select (license? license-name))
   #:use-module (ice-9 ftw)
   #:use-module (ice-9 regex)
@@ -127,12 +128,16 @@
 ;;; ---- expressions and files ----
 
 (define (user-module)
-  (let ((m (make-fresh-user-module)))
+  (let ((m (make-fresh-user-module))
+        (names (package-modules)))
     (for-each (lambda (name) (module-use! m (resolve-interface name)))
-              (append '((guix packages) (guix download) (guix build-system gnu)
-                        (guix build-system trivial) (guix licenses) (guix profiles)
-                        (gnu packages))
-                      (package-modules)))
+              '((guix packages) (guix download) (guix build-system gnu)
+                (guix build-system trivial) (guix licenses) (guix profiles)
+                (gnu packages)))
+    (call-with-compiled-modules
+     names
+     (lambda ()
+       (for-each (lambda (name) (module-use! m (resolve-interface name))) names)))
     m))
 
 (define (as-package what value)

@@ -2,6 +2,7 @@
 ;;; SPDX-License-Identifier: GPL-3.0-or-later
 (define-module (gnu packages)
   #:use-module (guix packages)
+  #:use-module (cix compiled)
   #:use-module (ice-9 ftw)
   #:use-module (srfi srfi-1)
   #:use-module (srfi srfi-11)
@@ -27,19 +28,49 @@
             '())))
     %load-path)))
 
+;;; The packages, and tables of them by name and by full name, are made once
+;;; for a load path: every lookup of a transaction of a thousand packages
+;;; then costs a hash lookup, not a walk of every module.
+(define %packages-cache #f)   ; #(LOAD-PATH PACKAGES BY-NAME BY-FULL-NAME)
+
+(define (packages-cache)
+  (unless (and %packages-cache (equal? (vector-ref %packages-cache 0) %load-path))
+    (let ((seen (make-hash-table))
+          (by-name (make-hash-table))
+          (by-full-name (make-hash-table)))
+      (define (add! table key p)
+        (hash-set! table key (cons p (hash-ref table key '()))))
+      (let ((all
+             ;; Every package the package modules export, each once, in
+             ;; module order.
+             (filter
+              (lambda (p)
+                (and (not (hashq-ref seen p))
+                     (hashq-set! seen p #t)))
+              (let ((names (sort (package-modules)
+                                 (lambda (a b)
+                                   (string<? (object->string a) (object->string b))))))
+                (call-with-compiled-modules
+                 names
+                 (lambda ()
+                   (append-map
+                    (lambda (name)
+                      (let ((m (resolve-interface name)))
+                        (filter package?
+                                (module-map (lambda (sym var)
+                                              (and (variable-bound? var) (variable-ref var)))
+                                            m))))
+                    names)))))))
+        (for-each (lambda (p)
+                    (add! by-name (package-name p) p)
+                    (add! by-full-name (package-full-name p) p))
+                  (reverse all))
+        (set! %packages-cache (vector %load-path all by-name by-full-name)))))
+  %packages-cache)
+
 (define (all-packages)
   ;; Every package the package modules export, each once, in module order.
-  (delete-duplicates
-   (append-map
-    (lambda (name)
-      (let ((m (resolve-interface name)))
-        (filter package?
-                (module-map (lambda (sym var)
-                              (and (variable-bound? var) (variable-ref var)))
-                            m))))
-    (sort (package-modules)
-          (lambda (a b) (string<? (object->string a) (object->string b)))))
-   eq?))
+  (vector-ref (packages-cache) 1))
 
 (define (fold-packages proc init)
   (fold proc init (all-packages)))
@@ -60,9 +91,8 @@
 (define* (find-packages-by-name name #:optional version)
   ;; The packages called NAME (of VERSION, when given), newest first.
   (sort (filter (lambda (p)
-                  (and (string=? (package-name p) name)
-                       (or (not version) (string=? (package-version p) version))))
-                (all-packages))
+                  (or (not version) (string=? (package-version p) version)))
+                (hash-ref (vector-ref (packages-cache) 2) name '()))
         (lambda (a b) (version>? (package-version a) (package-version b)))))
 
 (define (package-name->name+output spec)
@@ -79,8 +109,7 @@
                     (find-packages-by-name (substring spec 0 at) (substring spec (+ at 1)))
                     (let ((by-name (find-packages-by-name spec)))
                       (if (null? by-name)
-                          (filter (lambda (p) (string=? (package-full-name p) spec))
-                                  (all-packages))
+                          (hash-ref (vector-ref (packages-cache) 3) spec '())
                           by-name)))))
     (when (null? found)
       (error (format #f "~a: unknown package" spec)))
