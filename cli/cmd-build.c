@@ -1,6 +1,7 @@
 /* cmd-build.c - cix build: packages, expressions, files and derivations, built */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
+#include "index.h"
 #include "build.h"
 #include "buildlog.h"
 #include "drv.h"
@@ -17,6 +18,7 @@
 #include <getopt.h>
 #include <sys/stat.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -173,10 +175,12 @@ static int run(struct opts *o)
 
 	if ((r = cix_store_open_client(&s, &err)) < 0)
 		goto fail;
-	struct cix_lower l = { s, "x86_64-linux" };
+	struct cix_lower l = { s, "x86_64-linux", 0 };
 	for (size_t i = 0; i < o->specs.nr; i++, k++) {
 		struct cix_scheme_target st;
 		const char *a = o->specs.v[i];
+		if (!is_drv_path(a))
+			index_hint_lookups();
 		if (is_drv_path(a))
 			r = o->source ? cix_error(&err, -CIX_EINVAL, "-S needs packages, not '%s'", a)
 				      : target_from_drv(s, a, &ts[k], &err);
@@ -187,6 +191,7 @@ static int run(struct opts *o)
 		if (r < 0)
 			goto fail;
 	}
+	index_hint_done();
 	for (size_t i = 0; i < o->exprs.nr; i++, k++) {
 		struct cix_scheme_target st;
 		if ((r = cix_scheme_read_expr(o->exprs.v[i], &st, &err)) == 0)

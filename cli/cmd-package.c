@@ -1,6 +1,7 @@
 /* cmd-package.c - cix package: the package index's queries (-A, -s) */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
+#include "index.h"
 #include "package.h"
 #include "pkg-index.h"
 #include "scheme.h"
@@ -59,45 +60,6 @@ struct query {
 	const char *regexp;        /* NULL: everything */
 	regex_t rx;
 };
-
-/*
- * The index of the current search path, brought up to date: only the module
- * files changed or added since it was written are evaluated (by Guile).
- */
-static int load_index(struct cix_pkg_index *idx)
-{
-	struct strbuf path = STRBUF_INIT;
-	struct cix_pkg_index old;
-	struct cix_err err = { 0 };
-	char *file;
-	size_t stale;
-	int r = 0, changed;
-
-	cix_scheme_search_path(&path);
-	file = cix_pkg_index_file(path.buf);
-	if (!file || cix_pkg_index_load(file, &old, &err) < 0)
-		memset(&old, 0, sizeof(old));
-	if (cix_pkg_index_scan(path.buf, idx, &err) < 0) {
-		r = error_err(&err);
-		goto out;
-	}
-	stale = cix_pkg_index_reuse(idx, &old);
-	changed = stale || !old.search_path || old.nr_mods != idx->nr_mods;
-	for (size_t i = 0; i < idx->nr_mods && !r; i++)
-		if (idx->mods[i].stale && cix_scheme_index_module(&idx->mods[i], &err) < 0)
-			r = error_err(&err);
-	if (!r && changed && file && cix_pkg_index_save(file, idx, &err) < 0)
-		fprintf(stderr, "%s: warning: %s\n", cix_progname, err.msg);
-	for (size_t i = 0; i < idx->nr_mods && !r; i++)
-		if (idx->mods[i].error)
-			fprintf(stderr, "%s: warning: %s/%s: %s\n", cix_progname,
-				idx->mods[i].dir, idx->mods[i].rel, idx->mods[i].error);
-out:
-	cix_pkg_index_release(&old);
-	strbuf_release(&path);
-	free(file);
-	return r;
-}
 
 static int matches(const struct query *q, const char *s)
 {
@@ -272,7 +234,10 @@ int cmd_package(int argc, char **argv)
 			return r;
 		}
 	}
-	if (!(r = load_index(&idx))) {
+	struct cix_err err = { 0 };
+	if ((r = index_load(&idx, 1, &err)) < 0)
+		r = error_err(&err);
+	else {
 		size_t n = cix_pkg_index_list(&idx, &v);
 		for (size_t i = 0; i < nr; i++)
 			answer(&qs[i], v, n);

@@ -1,6 +1,7 @@
 /* package-tx.c - cix package's transactions on profiles: install, remove, generations */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
+#include "index.h"
 #include "package.h"
 #include "build.h"
 #include "lower.h"
@@ -192,9 +193,10 @@ static int install_target(struct cix_lower *l, const struct cix_scheme_target *t
 	/*
 	 * Built already (every output valid, nothing propagated that may not
 	 * be): not given to the builder, which would read the .drv again to
-	 * find the same.
+	 * find the same. Through the daemon, where each question is a round
+	 * trip, the builder is asked about all of them in one.
 	 */
-	int built = p->nr_propagated == 0;
+	int built = p->nr_propagated == 0 && !l->store->remote;
 	for (size_t i = 0; built && i < p->out_paths.nr; i++) {
 		if ((r = cix_store_is_valid(l->store, p->out_paths.v[i], err)) < 0)
 			return r;
@@ -296,6 +298,7 @@ static int from_manifests(struct cix_lower *l, const char *profile, struct cix_m
 	for (size_t i = 0; !r && i < o->manifests.nr; i++) {
 		struct cix_scheme_target *v;
 		size_t n;
+		index_hint_lookups();
 		if ((r = cix_scheme_read_manifest(o->manifests.v[i], &v, &n, err)) < 0)
 			break;
 		for (size_t k = 0; !r && k < n; k++)
@@ -328,6 +331,8 @@ static int edit_manifest(struct cix_lower *l, const char *profile, struct cix_ma
 		if (!gone)
 			return cix_error(err, -CIX_ENOTFOUND, "package '%s' is not installed", spec);
 	}
+	if (o->installs.nr || o->upgrade)
+		index_hint_lookups();
 	for (size_t i = 0; i < o->installs.nr; i++)
 		if ((r = install_one(l, o->installs.v[i], 0, m, drvs, o, err)) < 0)
 			return r;
@@ -565,7 +570,7 @@ int package_run(const struct pkg_opts *o)
 	if (changes && ((r = check_writable(profile.buf, &err)) < 0 ||
 			(r = cix_profile_lock(profile.buf, &lock, &err)) < 0))
 		goto out;
-	struct cix_lower l = { s, "x86_64-linux" };
+	struct cix_lower l = { s, "x86_64-linux", o->dry_run };
 	if (o->roll_back) {
 		char *empty = NULL;
 		long number = 0;
@@ -587,6 +592,7 @@ int package_run(const struct pkg_opts *o)
 		if ((r = o->manifests.nr ? from_manifests(&l, profile.buf, &m, &drvs, o, &err)
 					 : edit_manifest(&l, profile.buf, &m, &drvs, o, &err)) < 0)
 			goto out;
+		index_hint_done();
 		if (!o->dry_run && drvs.nr &&
 		    (r = build(s, (const char **)drvs.v, drvs.nr, o, &err)) < 0)
 			goto out;

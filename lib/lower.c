@@ -18,11 +18,11 @@ static int load_drv(void *data, const char *drv_path, struct cix_drv **out, stru
 
 /*
  * Make drv (outputs named, paths empty) whole: its output paths, the
- * variables named after them, its .drv written to the store. drv_path
+ * variables named after them, its .drv written to the store (if write). drv_path
  * and out_paths (one per output, in drv's order before sorting) receive
  * the results.
  */
-static int finish_drv(struct cix_lower *l, struct cix_drv *drv, const char *name,
+static int finish_drv(struct cix_lower *l, struct cix_drv *drv, const char *name, int write,
 		      char **drv_path, struct strvec *out_paths, struct cix_err *err)
 {
 	struct cix_drv_hasher *h = NULL;
@@ -53,7 +53,7 @@ static int finish_drv(struct cix_lower *l, struct cix_drv *drv, const char *name
 	    (r = cix_drv_store_path(drv, l->store->store_dir, name, &path, err)) < 0)
 		goto out;
 	/* Written once: the path says what it holds. */
-	if ((r = cix_store_is_valid(l->store, path.buf, err)) == 0) {
+	if (write && (r = cix_store_is_valid(l->store, path.buf, err)) == 0) {
 		size_t nr = drv->nr_input_srcs + drv->nr_input_drvs;
 		struct strbuf file = STRBUF_INIT, got = STRBUF_INIT;
 		refs = xcalloc(nr + 1, sizeof(*refs));
@@ -142,7 +142,7 @@ int cix_lower_origin(struct cix_lower *l, struct cix_origin *o, struct cix_err *
 	cix_drv_setenv(drv, "unpack", "");
 	cix_drv_setenv(drv, "url", o->url);
 	cix_drv_setenv(drv, "urls", o->url);
-	r = finish_drv(l, drv, name.buf, &o->drv_path, &outs, err);
+	r = finish_drv(l, drv, name.buf, 1, &o->drv_path, &outs, err);
 	if (!r)
 		o->out_path = xstrdup(outs.v[0]);
 	cix_drv_free(drv);
@@ -175,7 +175,7 @@ int cix_lower_profile(struct cix_lower *l, const char *const *paths, size_t n,
 	cix_drv_setenv(drv, "paths", list.buf);
 	cix_drv_setenv(drv, "preferLocalBuild", "1");
 	cix_drv_setenv(drv, "system", "builtin");
-	r = finish_drv(l, drv, "profile", drv_path, &outs, err);
+	r = finish_drv(l, drv, "profile", !l->dry_run, drv_path, &outs, err);
 	if (!r)
 		*out_path = xstrdup(outs.v[0]);
 	cix_drv_free(drv);
@@ -419,7 +419,7 @@ static int make_package_drv(struct cix_lower *l, struct cix_package *p, struct c
 	cix_drv_setenv(drv, "name", name.buf);
 	cix_drv_setenv(drv, "system", l->system);
 	cix_drv_setenv(drv, "builder", builder);
-	r = finish_drv(l, drv, name.buf, &p->drv_path, &p->out_paths, err);
+	r = finish_drv(l, drv, name.buf, 1, &p->drv_path, &p->out_paths, err);
 out:
 	cix_drv_free(drv);
 	free(c.v);

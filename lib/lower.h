@@ -108,6 +108,12 @@ struct cix_package {
 struct cix_lower {
 	struct cix_store *store;
 	const char *system;            /* "x86_64-linux" */
+	/*
+	 * Set: cix_lower_profile computes the profile's paths without writing
+	 * its .drv (for -n: the packages it holds may not be built, and a .drv
+	 * is registered only with its references valid).
+	 */
+	int dry_run;
 };
 
 /* Lower p (and what it needs): p->drv_path and p->out_paths are set. */

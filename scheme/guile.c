@@ -9,6 +9,7 @@
 
 #include <libguile.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,7 +88,7 @@ static void *init(void *unused)
 	struct strbuf def = STRBUF_INIT;
 	const char *compiled = getenv("CIX_SCHEME_COMPILED_PATH");
 
-	scm_c_eval_string("(set! %load-should-auto-compile #f)");
+	scm_variable_set_x(scm_c_lookup("%load-should-auto-compile"), SCM_BOOL_F);
 	scm_c_define_module("cix primitives", define_primitives, NULL);
 	cix_scheme_search_path(&def);
 	prepend_path("%load-path", def.buf);
@@ -545,12 +546,16 @@ void cix_scheme_search_path(struct strbuf *sb)
 		strbuf_addf(sb, "%s/scheme:%s/distro", CIX_DATA_DIR, CIX_DATA_DIR);
 }
 
+static void start_guile(void)
+{
+	scm_with_guile(init, NULL);
+	scm_with_guile(load_ui, NULL);
+}
+
 int cix_scheme_init(struct cix_err *err)
 {
-	if (!initialised) {
-		scm_with_guile(init, NULL);
-		scm_with_guile(load_ui, NULL);
-	}
+	if (!initialised)
+		start_guile();
 	if (initialised < 0)
 		return cix_error(err, -CIX_ENOTFOUND, "%s", init_error);
 	return 0;
@@ -728,20 +733,26 @@ static unsigned long take_number(SCM n)
 	return scm_is_unsigned_integer(n, 0, 1UL << 30) ? scm_to_ulong(n) : 0;
 }
 
-static SCM index_body(void *data)
+/* gnu/packages/base.scm -> (gnu packages base) */
+static SCM module_name(const char *file)
 {
-	struct index_call *ic = data;
-	struct cix_pkg_module *m = ic->m;
 	SCM name = SCM_EOL;
-	char *rel = xstrdup(m->rel), *save = NULL;
+	char *rel = xstrdup(file), *save = NULL;
 	size_t l = strlen(rel);
 	if (l > 4 && !strcmp(rel + l - 4, ".scm"))
 		rel[l - 4] = 0;
 	for (char *part = strtok_r(rel, "/", &save); part; part = strtok_r(NULL, "/", &save))
 		name = scm_cons(scm_from_utf8_symbol(part), name);
 	free(rel);
+	return scm_reverse_x(name, SCM_EOL);
+}
+
+static SCM index_body(void *data)
+{
+	struct index_call *ic = data;
+	struct cix_pkg_module *m = ic->m;
 	SCM entries = scm_call_1(scm_c_public_ref("cix ui", "module-package-entries"),
-				 scm_reverse(name));
+				 module_name(m->rel));
 	size_t dl = strlen(m->dir);
 	for (; scm_is_pair(entries); entries = SCM_CDR(entries)) {
 		SCM e = SCM_CAR(entries);
@@ -794,4 +805,57 @@ int cix_scheme_index_module(struct cix_pkg_module *m, struct cix_err *err)
 	m->error = NULL;
 	scm_with_guile(do_index, &ic);
 	return 0;
+}
+
+/* ---- hints for lookups by name ---- */
+
+/* table[key] = (module . table[key]), each module once. */
+static void hint_add(SCM table, const char *key, SCM module)
+{
+	SCM k = scm_from_utf8_string(key);
+	SCM mods = scm_hash_ref(table, k, SCM_EOL);
+	if (scm_is_false(scm_member(module, mods)))
+		scm_hash_set_x(table, k, scm_cons(module, mods));
+}
+
+static SCM hint_body(void *data)
+{
+	const struct cix_pkg_index *idx = data;
+	SCM by_name = scm_c_make_hash_table(idx->nr_mods * 8 + 16);
+	SCM by_full = scm_c_make_hash_table(idx->nr_mods * 8 + 16);
+	struct strbuf full = STRBUF_INIT;
+	for (size_t i = 0; i < idx->nr_mods; i++) {
+		const struct cix_pkg_module *m = &idx->mods[i];
+		SCM name = module_name(m->rel);
+		for (size_t k = 0; k < m->nr_pkgs; k++) {
+			strbuf_reset(&full);
+			strbuf_addf(&full, "%s-%s", m->pkgs[k].name, m->pkgs[k].version);
+			hint_add(by_name, m->pkgs[k].name, name);
+			hint_add(by_full, full.buf, name);
+		}
+	}
+	strbuf_release(&full);
+	scm_call_2(scm_c_public_ref("gnu packages", "set-package-module-hints!"), by_name,
+		   by_full);
+	return SCM_BOOL_T;
+}
+
+static SCM hint_failed(void *data, SCM key, SCM args)
+{
+	(void)data, (void)key, (void)args;
+	return SCM_BOOL_F;
+}
+
+static void *do_hint(void *data)
+{
+	scm_c_catch(SCM_BOOL_T, hint_body, data, hint_failed, NULL, NULL, NULL);
+	return NULL;
+}
+
+void cix_scheme_hint_modules(const struct cix_pkg_index *idx)
+{
+	struct cix_err err = { 0 };
+	if (cix_scheme_init(&err) == 0)
+		scm_with_guile(do_hint, (void *)idx);
+	cix_err_clear(&err);
 }

@@ -62,4 +62,12 @@ void cix_scheme_search_path(struct strbuf *sb);
 struct cix_pkg_module;
 int cix_scheme_index_module(struct cix_pkg_module *m, struct cix_err *err);
 
+/*
+ * Lookups of packages by name (and by full name) load only the modules the
+ * index says export them, and every module for a name it does not have.
+ * The index must be up to date with every module file.
+ */
+struct cix_pkg_index;
+void cix_scheme_hint_modules(const struct cix_pkg_index *idx);
+
 #endif

@@ -41,7 +41,7 @@
                     (cond ((string-suffix? ".go" f) (list (file-identity path)))
                           ((file-is-directory? path) (walk path))
                           (else '()))))
-                (or (scandir dir (lambda (f) (not (member f '("." ".."))))) '()))))
+                (or (scandir dir (lambda (f) (not (member f '("." "..")))) string<?) '()))))
 
 (define (fnv-1a text)
   ;; The 64-bit FNV-1a hash of TEXT's characters, in hexadecimal.
