@@ -175,7 +175,7 @@ static int run(struct opts *o)
 
 	if ((r = cix_store_open_client(&s, &err)) < 0)
 		goto fail;
-	struct cix_lower l = { s, "x86_64-linux", 0 };
+	struct cix_lower l = { s, "x86_64-linux", 0, NULL };
 	for (size_t i = 0; i < o->specs.nr; i++, k++) {
 		struct cix_scheme_target st;
 		const char *a = o->specs.v[i];

@@ -166,13 +166,33 @@ static void propagated(const struct cix_package *p, struct strvec *deps, int dep
 }
 
 /*
+ * drv added to those to build unless it is built already (every output
+ * valid, nothing propagated that may not be): the builder would read the
+ * .drv again to find the same. Through the daemon, where each question is
+ * a round trip, the builder is asked about all of them in one.
+ */
+int need_build(struct cix_store *s, const char *drv, const struct strvec *outs,
+	       int propagates, struct strvec *drvs, struct cix_err *err)
+{
+	int built = !propagates && !s->remote, r;
+	for (size_t i = 0; built && i < outs->nr; i++) {
+		if ((r = cix_store_is_valid(s, outs->v[i], err)) < 0)
+			return r;
+		built = r > 0;
+	}
+	if (!built)
+		strvec_push(drvs, drv);
+	return 0;
+}
+
+/*
  * A package to install (-i, -e, -u, an entry of -m): its manifest entry,
  * and its derivation added to those to build (all at once, before the
  * profile).
  */
 static int install_target(struct cix_lower *l, const struct cix_scheme_target *t,
 			  struct cix_manifest *m, struct strvec *drvs, const struct pkg_opts *o,
-			  struct cix_err *err)
+			  struct cix_manifest_entry **added, struct cix_err *err)
 {
 	struct cix_package *p = t->package;
 	int r;
@@ -190,26 +210,17 @@ static int install_target(struct cix_lower *l, const struct cix_scheme_target *t
 				 output);
 	if (o->dry_run)
 		fprintf(stderr, "would install %s-%s:%s (%s)\n", name, version, output, path);
-	/*
-	 * Built already (every output valid, nothing propagated that may not
-	 * be): not given to the builder, which would read the .drv again to
-	 * find the same. Through the daemon, where each question is a round
-	 * trip, the builder is asked about all of them in one.
-	 */
-	int built = p->nr_propagated == 0 && !l->store->remote;
-	for (size_t i = 0; built && i < p->out_paths.nr; i++) {
-		if ((r = cix_store_is_valid(l->store, p->out_paths.v[i], err)) < 0)
-			return r;
-		built = r > 0;
-	}
-	if (!built)
-		strvec_push(drvs, p->drv_path);
+	if ((r = need_build(l->store, p->drv_path, &p->out_paths, p->nr_propagated, drvs,
+			     err)) < 0)
+		return r;
 	cix_manifest_remove(m, name, output);
 	struct cix_manifest_entry *e = cix_manifest_add(m, name, version, output, path);
 	propagated(p, &e->deps, 0);
 	strvec_sort_unique(&e->deps);
 	for (size_t i = 0; i < t->nr_search_paths; i++)
 		cix_manifest_entry_add_search_path(e, &t->search_paths[i]);
+	if (added)
+		*added = e;
 	return 0;
 }
 
@@ -219,9 +230,18 @@ static int install_one(struct cix_lower *l, const char *spec, int is_expr,
 		       struct cix_err *err)
 {
 	struct cix_scheme_target t;
-	int r = is_expr ? cix_scheme_read_expr(spec, &t, err) : cix_scheme_read_spec(spec, &t, err);
+	struct cix_manifest_entry *e = NULL;
+	int r;
+	if (!is_expr) {
+		if ((r = pkg_eval_install(l, spec, m, drvs, o, err)) != 0)
+			return r < 0 ? r : 0;
+		index_hint_lookups();
+	}
+	r = is_expr ? cix_scheme_read_expr(spec, &t, err) : cix_scheme_read_spec(spec, &t, err);
 	if (!r)
-		r = install_target(l, &t, m, drvs, o, err);
+		r = install_target(l, &t, m, drvs, o, &e, err);
+	if (!r && !is_expr)
+		pkg_eval_record(spec, t.package, e);
 	cix_scheme_target_release(&t);
 	return r;
 }
@@ -302,7 +322,7 @@ static int from_manifests(struct cix_lower *l, const char *profile, struct cix_m
 		if ((r = cix_scheme_read_manifest(o->manifests.v[i], &v, &n, err)) < 0)
 			break;
 		for (size_t k = 0; !r && k < n; k++)
-			r = install_target(l, &v[k], m, drvs, o, err);
+			r = install_target(l, &v[k], m, drvs, o, NULL, err);
 		for (size_t k = 0; k < n; k++)
 			cix_scheme_target_release(&v[k]);
 		free(v);
@@ -331,7 +351,7 @@ static int edit_manifest(struct cix_lower *l, const char *profile, struct cix_ma
 		if (!gone)
 			return cix_error(err, -CIX_ENOTFOUND, "package '%s' is not installed", spec);
 	}
-	if (o->installs.nr || o->upgrade)
+	if (o->upgrade)
 		index_hint_lookups();
 	for (size_t i = 0; i < o->installs.nr; i++)
 		if ((r = install_one(l, o->installs.v[i], 0, m, drvs, o, err)) < 0)
@@ -570,7 +590,7 @@ int package_run(const struct pkg_opts *o)
 	if (changes && ((r = check_writable(profile.buf, &err)) < 0 ||
 			(r = cix_profile_lock(profile.buf, &lock, &err)) < 0))
 		goto out;
-	struct cix_lower l = { s, "x86_64-linux", o->dry_run };
+	struct cix_lower l = { s, "x86_64-linux", o->dry_run, pkg_eval_files() };
 	if (o->roll_back) {
 		char *empty = NULL;
 		long number = 0;
@@ -593,6 +613,7 @@ int package_run(const struct pkg_opts *o)
 					 : edit_manifest(&l, profile.buf, &m, &drvs, o, &err)) < 0)
 			goto out;
 		index_hint_done();
+		pkg_eval_save();
 		if (!o->dry_run && drvs.nr &&
 		    (r = build(s, (const char **)drvs.v, drvs.nr, o, &err)) < 0)
 			goto out;
@@ -626,6 +647,7 @@ out:
 	cix_manifest_release(&m);
 	strvec_clear(&drvs);
 	strbuf_release(&profile);
+	pkg_eval_release();
 	cix_store_close(s);
 	return r < 0 ? error_err(&err) : 0;
 }

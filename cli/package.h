@@ -29,4 +29,29 @@ struct pkg_opts {
 /* The transaction and the profile queries; returns an exit code. */
 int package_run(const struct pkg_opts *o);
 
+/*
+ * The evaluation cache (package-eval.c). pkg_eval_install: -i SPEC from it
+ * (1), or 0 when it has no valid answer (then evaluate, and record the
+ * result with pkg_eval_record); pkg_eval_save at the end of a transaction
+ * that evaluated specs; pkg_eval_files, the list lowering adds the local
+ * files it reads to.
+ */
+struct cix_lower;
+struct cix_manifest;
+struct cix_manifest_entry;
+struct cix_package;
+struct cix_err;
+int pkg_eval_install(struct cix_lower *l, const char *spec, struct cix_manifest *m,
+		     struct strvec *drvs, const struct pkg_opts *o, struct cix_err *err);
+void pkg_eval_record(const char *spec, const struct cix_package *p,
+		     const struct cix_manifest_entry *e);
+void pkg_eval_save(void);
+void pkg_eval_release(void);
+struct strvec *pkg_eval_files(void);
+
+/* drv added to drvs unless its outputs are all valid and it propagates nothing. */
+struct cix_store;
+int need_build(struct cix_store *s, const char *drv, const struct strvec *outs,
+	       int propagates, struct strvec *drvs, struct cix_err *err);
+
 #endif

@@ -217,6 +217,8 @@ int cix_lower_file(struct cix_lower *l, struct cix_file *f, struct cix_err *err)
 	if (f->path)
 		return 0;
 	int r = cix_store_add(l->store, f->file, CIX_ADD_RECURSIVE, CIX_HASH_SHA256, &out, err);
+	if (!r && l->files_read)
+		strvec_push(l->files_read, f->file);
 	if (!r)
 		f->path = strbuf_detach(&out, NULL);
 	strbuf_release(&out);

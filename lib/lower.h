@@ -114,6 +114,8 @@ struct cix_lower {
 	 * is registered only with its references valid).
 	 */
 	int dry_run;
+	/* Not NULL: the local files read (local-file) are added to it. */
+	struct strvec *files_read;
 };
 
 /* Lower p (and what it needs): p->drv_path and p->out_paths are set. */

@@ -74,6 +74,18 @@ void cix_manifest_entry_add_search_path(struct cix_manifest_entry *e,
 	cix_search_path_copy(&e->search_paths[e->nr_search_paths++], sp);
 }
 
+struct cix_manifest_entry *cix_manifest_add_copy(struct cix_manifest *m,
+						 const struct cix_manifest_entry *from)
+{
+	struct cix_manifest_entry *e = cix_manifest_add(m, from->name, from->version,
+							from->output, from->path);
+	for (size_t i = 0; i < from->deps.nr; i++)
+		strvec_push(&e->deps, from->deps.v[i]);
+	for (size_t i = 0; i < from->nr_search_paths; i++)
+		cix_manifest_entry_add_search_path(e, &from->search_paths[i]);
+	return e;
+}
+
 size_t cix_manifest_remove(struct cix_manifest *m, const char *name, const char *output)
 {
 	size_t k = 0, gone = 0;
@@ -236,51 +248,42 @@ static const char *parse_search_path(struct cix_manifest *m, char **f, size_t n)
 	return why;
 }
 
+struct parse_state {
+	struct cix_manifest *m;
+	int version;
+};
+
+static const char *parse_head(void *opaque, const char *line, size_t l)
+{
+	struct parse_state *ps = opaque;
+	if (l == strlen(MAGIC) && !memcmp(line, MAGIC, l))
+		ps->version = 2;
+	else if (l == strlen(MAGIC_V1) && !memcmp(line, MAGIC_V1, l))
+		ps->version = 1;
+	else
+		return "not a cix manifest of version 1 or 2";
+	return NULL;
+}
+
+static const char *parse_body(void *opaque, char **f, size_t n)
+{
+	struct parse_state *ps = opaque;
+	/* Version 1 has no search paths: an empty name is just that. */
+	if (ps->version >= 2 && n && !*f[0])
+		return parse_search_path(ps->m, f, n);
+	return parse_entry(ps->m, f, n);
+}
+
 int cix_manifest_parse(const char *buf, size_t len, struct cix_manifest *m, struct cix_err *err)
 {
-	size_t pos = 0, lineno = 0;
-	const char *why = NULL;
-	int version = 0;
-	char **f = xcalloc(MAX_FIELDS, sizeof(*f));
+	struct parse_state ps = { m, 0 };
+	size_t lineno;
+	const char *why;
 	memset(m, 0, sizeof(*m));
-	while (pos < len) {
-		const char *nl = memchr(buf + pos, '\n', len - pos);
-		size_t l = nl ? (size_t)(nl - (buf + pos)) : len - pos, n;
-		lineno++;
-		if (!nl)
-			why = "no newline at the end";
-		else if (l > MANIFEST_MAX_LINE)
-			why = "a line too long";
-		else if (lineno == 1) {
-			if (l == strlen(MAGIC) && !memcmp(buf, MAGIC, l))
-				version = 2;
-			else if (l == strlen(MAGIC_V1) && !memcmp(buf, MAGIC_V1, l))
-				version = 1;
-			else
-				why = "not a cix manifest of version 1 or 2";
-		} else if (!(why = strbuf_tab_split(buf + pos, l, f, MAX_FIELDS, &n))) {
-			/* Version 1 has no search paths: an empty name is just that. */
-			if (version >= 2 && n && !*f[0])
-				why = parse_search_path(m, f, n);
-			else
-				why = parse_entry(m, f, n);
-			for (size_t i = 0; i < n; i++) {
-				free(f[i]);
-				f[i] = NULL;
-			}
-		}
-		if (why)
-			goto bad;
-		pos += l + 1;
-	}
-	if (!lineno) {
-		why = "empty";
-		goto bad;
-	}
-	free(f);
-	return 0;
-bad:
-	free(f);
+	why = strbuf_tab_lines(buf, len, MANIFEST_MAX_LINE, MAX_FIELDS, parse_head, parse_body,
+			       &ps, &lineno);
+	if (!why)
+		return 0;
 	cix_manifest_release(m);
 	if (lineno)
 		return cix_error(err, -CIX_EFORMAT, "manifest: line %zu: %s", lineno, why);

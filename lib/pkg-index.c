@@ -1,6 +1,7 @@
 /* pkg-index.c - the package index: its file, and what changed since it was made */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "pkg-index.h"
+#include "cache-file.h"
 #include "hash.h"
 #include "strvec.h"
 #include "util.h"
@@ -161,53 +162,49 @@ static int parse_package(struct cix_pkg_index *idx, char **f, size_t n, size_t *
 	return 0;
 }
 
+struct parse_state {
+	struct cix_pkg_index *idx;
+	size_t lines, total;
+};
+
+static const char *parse_head(void *opaque, const char *line, size_t l)
+{
+	(void)opaque;
+	if (l != strlen(MAGIC CIX_VERSION) || memcmp(line, MAGIC CIX_VERSION, l))
+		return "not an index of this version";
+	return NULL;
+}
+
+static const char *parse_body(void *opaque, char **f, size_t n)
+{
+	struct parse_state *ps = opaque;
+	int bad;
+	if (++ps->lines == 1) {
+		bad = n != 2 || strcmp(f[0], "path");
+		if (!bad) {
+			ps->idx->search_path = f[1];
+			f[1] = NULL;
+		}
+	} else if (n && !strcmp(f[0], "module")) {
+		bad = parse_module(ps->idx, f, n);
+	} else if (n && !strcmp(f[0], "package")) {
+		bad = parse_package(ps->idx, f, n, &ps->total);
+	} else {
+		bad = 1;
+	}
+	return bad ? "bad" : NULL;
+}
+
 int cix_pkg_index_parse(const char *buf, size_t len, struct cix_pkg_index *idx,
 			struct cix_err *err)
 {
-	size_t pos = 0, lineno = 0, total = 0;
+	struct parse_state ps = { idx, 0, 0 };
+	size_t lineno;
 	memset(idx, 0, sizeof(*idx));
-	while (pos < len) {
-		const char *nl = memchr(buf + pos, '\n', len - pos);
-		size_t l = nl ? (size_t)(nl - (buf + pos)) : len - pos;
-		char *f[MAX_FIELDS];
-		size_t n = 0;
-		int bad;
-		lineno++;
-		if (!nl || l > CIX_PKG_INDEX_MAX_LINE)
-			goto bad;
-		if (lineno == 1) {
-			bad = l != strlen(MAGIC CIX_VERSION) ||
-			      memcmp(buf + pos, MAGIC CIX_VERSION, l);
-			if (bad)
-				goto bad;
-			pos += l + 1;
-			continue;
-		}
-		if (strbuf_tab_split(buf + pos, l, f, MAX_FIELDS, &n))
-			goto bad;
-		if (lineno == 2) {
-			bad = n != 2 || strcmp(f[0], "path");
-			if (!bad) {
-				idx->search_path = f[1];
-				f[1] = NULL;
-			}
-		} else if (!strcmp(f[0], "module")) {
-			bad = parse_module(idx, f, n);
-		} else if (!strcmp(f[0], "package")) {
-			bad = parse_package(idx, f, n, &total);
-		} else {
-			bad = 1;
-		}
-		for (size_t i = 0; i < n; i++)
-			free(f[i]);
-		if (bad)
-			goto bad;
-		pos += l + 1;
-	}
-	if (lineno < 2)
-		goto bad;
-	return 0;
-bad:
+	if (!strbuf_tab_lines(buf, len, CIX_PKG_INDEX_MAX_LINE, MAX_FIELDS, parse_head,
+			      parse_body, &ps, &lineno) &&
+	    ps.lines >= 1)
+		return 0;
 	cix_pkg_index_release(idx);
 	return cix_error(err, -CIX_EFORMAT, "package index: bad line %zu", lineno);
 }
@@ -229,37 +226,11 @@ int cix_pkg_index_load(const char *file, struct cix_pkg_index *idx, struct cix_e
 
 int cix_pkg_index_save(const char *file, const struct cix_pkg_index *idx, struct cix_err *err)
 {
-	struct strbuf sb = STRBUF_INIT, tmp = STRBUF_INIT;
-	char *copy = xstrdup(file), *slash = strrchr(copy, '/');
-	int fd, r = 0;
-
-	if (slash && slash != copy) {
-		*slash = '\0';
-		if ((r = cix_mkdirs(copy, err)) < 0)
-			goto out;
-	}
-	strbuf_addf(&tmp, "%s.tmp-%ld", file, (long)getpid());
-	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 && errno == EEXIST && !unlink(tmp.buf))
-		fd = open(tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		r = cix_error(err, -errno, "cannot create '%s'", tmp.buf);
-		goto out;
-	}
+	struct strbuf sb = STRBUF_INIT;
+	int r;
 	cix_pkg_index_format(idx, &sb);
-	if (cix_write_full(fd, sb.buf, sb.len) < 0 || close(fd) < 0) {
-		r = cix_error(err, -errno, "cannot write '%s'", tmp.buf);
-		unlink(tmp.buf);
-		goto out;
-	}
-	if (rename(tmp.buf, file) < 0) {
-		r = cix_error(err, -errno, "cannot rename '%s'", tmp.buf);
-		unlink(tmp.buf);
-	}
-out:
-	free(copy);
+	r = cix_cache_write(file, sb.buf, sb.len, err);
 	strbuf_release(&sb);
-	strbuf_release(&tmp);
 	return r;
 }
 
@@ -439,19 +410,5 @@ size_t cix_pkg_index_list(const struct cix_pkg_index *idx, const struct cix_pkg_
 
 char *cix_pkg_index_file(const char *search_path)
 {
-	const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	struct cix_hash h;
-	char hex[17];
-	struct strbuf sb = STRBUF_INIT;
-
-	cix_hash_buf(CIX_HASH_SHA256, search_path, strlen(search_path), &h);
-	for (int i = 0; i < 8; i++)
-		snprintf(hex + 2 * i, 3, "%02x", h.bytes[i]);
-	if (cache && *cache == '/')
-		strbuf_addf(&sb, "%s/cix/packages/%s", cache, hex);
-	else if (home && *home == '/')
-		strbuf_addf(&sb, "%s/.cache/cix/packages/%s", home, hex);
-	else
-		return NULL;       /* nowhere of the user's own: no index kept */
-	return strbuf_detach(&sb, NULL);
+	return cix_cache_file("packages", search_path);
 }

@@ -52,6 +52,9 @@ void cix_manifest_release(struct cix_manifest *m);
 struct cix_manifest_entry *cix_manifest_add(struct cix_manifest *m, const char *name,
 					    const char *version, const char *output,
 					    const char *path);
+/* Append a copy of the entry from (of another manifest). */
+struct cix_manifest_entry *cix_manifest_add_copy(struct cix_manifest *m,
+						 const struct cix_manifest_entry *from);
 /* Append a copy of sp to e's search paths. */
 void cix_manifest_entry_add_search_path(struct cix_manifest_entry *e,
 					const struct cix_search_path *sp);

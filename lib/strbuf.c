@@ -191,3 +191,38 @@ bad:
 		free(f[i]);
 	return why;
 }
+
+const char *strbuf_tab_lines(const char *buf, size_t len, size_t max_line, size_t max_fields,
+			     const char *(*head)(void *opaque, const char *line, size_t len),
+			     const char *(*body)(void *opaque, char **f, size_t n),
+			     void *opaque, size_t *lineno)
+{
+	char **f = xcalloc(max_fields ? max_fields : 1, sizeof(*f));
+	const char *why = NULL;
+	size_t pos = 0;
+
+	*lineno = 0;
+	while (!why && pos < len) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t l = nl ? (size_t)(nl - (buf + pos)) : len - pos, n = 0;
+		++*lineno;
+		if (!nl)
+			why = "no newline at the end";
+		else if (l > max_line)
+			why = "a line too long";
+		else if (*lineno == 1)
+			why = head(opaque, buf, l);
+		else if (!(why = strbuf_tab_split(buf + pos, l, f, max_fields, &n))) {
+			why = body(opaque, f, n);
+			for (size_t i = 0; i < n; i++) {
+				free(f[i]);
+				f[i] = NULL;
+			}
+		}
+		pos += l + 1;
+	}
+	if (!why && !*lineno)
+		why = "empty";
+	free(f);
+	return why;
+}

@@ -52,6 +52,18 @@ void strbuf_add_tab_escaped(struct strbuf *sb, const char *s);
  * or what is wrong with the line (and then nothing is kept).
  */
 const char *strbuf_tab_split(const char *p, size_t len, char **f, size_t max, size_t *nr);
+/*
+ * The lines of such a file (the package index, manifests, the evaluation
+ * cache), each ended by a newline and at most max_line bytes: the first,
+ * the file's magic, given whole to head; each other split at its tabs into
+ * at most max_fields fields, given to body (the fields are freed after it).
+ * head and body return NULL or what is wrong; so does strbuf_tab_lines,
+ * with *lineno the line (0: the text is empty).
+ */
+const char *strbuf_tab_lines(const char *buf, size_t len, size_t max_line, size_t max_fields,
+			     const char *(*head)(void *opaque, const char *line, size_t len),
+			     const char *(*body)(void *opaque, char **f, size_t n),
+			     void *opaque, size_t *lineno);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) CIX_PRINTF(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 

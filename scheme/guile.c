@@ -86,14 +86,16 @@ static void prepend_path(const char *var, const char *list)
 static void *init(void *unused)
 {
 	struct strbuf def = STRBUF_INIT;
-	const char *compiled = getenv("CIX_SCHEME_COMPILED_PATH");
+	struct strbuf compiled = STRBUF_INIT;
 
 	scm_variable_set_x(scm_c_lookup("%load-should-auto-compile"), SCM_BOOL_F);
 	scm_c_define_module("cix primitives", define_primitives, NULL);
 	cix_scheme_search_path(&def);
 	prepend_path("%load-path", def.buf);
-	prepend_path("%load-compiled-path", compiled && *compiled ? compiled : CIX_GO_DIR);
+	cix_scheme_compiled_path(&compiled);
+	prepend_path("%load-compiled-path", compiled.buf);
 	strbuf_release(&def);
+	strbuf_release(&compiled);
 	memo = scm_permanent_object(scm_c_make_hash_table(64));
 	local_files = scm_permanent_object(scm_c_make_hash_table(16));
 	(void)unused;
@@ -550,6 +552,12 @@ static void start_guile(void)
 {
 	scm_with_guile(init, NULL);
 	scm_with_guile(load_ui, NULL);
+}
+
+void cix_scheme_compiled_path(struct strbuf *sb)
+{
+	const char *compiled = getenv("CIX_SCHEME_COMPILED_PATH");
+	strbuf_addstr(sb, compiled && *compiled ? compiled : CIX_GO_DIR);
 }
 
 int cix_scheme_init(struct cix_err *err)

@@ -52,6 +52,8 @@ int cix_scheme_read_manifest(const char *file, struct cix_scheme_target **v, siz
 /* The search path of the package modules: $CIX_SCHEME_PATH, or the installed
  * DATADIR/scheme:DATADIR/distro. Guile is not started for it. */
 void cix_scheme_search_path(struct strbuf *sb);
+/* The compiled modules' path: $CIX_SCHEME_COMPILED_PATH, or where make install puts them. */
+void cix_scheme_compiled_path(struct strbuf *sb);
 
 /*
  * Evaluate the package module m->rel (gnu/packages/NAME.scm) and add the
