@@ -298,7 +298,8 @@ int cix_pkg_index_scan(const char *search_path, struct cix_pkg_index *now, struc
 		cix_pkg_index_release(now);
 		return r;
 	}
-	qsort(now->mods, now->nr_mods, sizeof(*now->mods), by_rel);
+	if (now->nr_mods)
+		qsort(now->mods, now->nr_mods, sizeof(*now->mods), by_rel);
 	return 0;
 }
 
