@@ -1,6 +1,7 @@
 /* fetch-builtin.c - Nix's builtin:fetchurl, and hashes as derivations state them */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fetch.h"
+#include "compress.h"
 #include "encoding.h"
 #include "nar.h"
 #include "nar-read.h"
@@ -9,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,137 +132,38 @@ static int verify_path(const char *url, const char *path, const struct cix_hash 
 
 /* ---- unpack: a NAR, or an xz-compressed NAR, restored from the download ---- */
 
-/* liblzma may use this much memory to decode (xz -9 needs 65 MiB). */
-#define XZ_MEMLIMIT (256ULL << 20)
-
 /*
- * A source decompressing an .xz file (concatenated streams allowed, as xz
- * writes them) read from fd. Any error is recorded in err and returned as
- * a negative code; the end of the input before the end of the xz data is
- * an error, never a short NAR.
+ * Restore the NAR in the file fd, xz-compressed if xz, to out_real: the
+ * NAR must be all the file holds (after decompression; the xz streams'
+ * checks and indexes, which come after the NAR's last byte, checked too),
+ * at most max bytes of it.
  */
-struct xz_source {
-	int fd;
-	lzma_stream strm;
-	int in_eof, end;
-	uint64_t out, max;
-	const char *url;
-	struct cix_err err;
-	unsigned char in[64 * 1024];
-};
-
-static const char *lzma_what(lzma_ret ret)
-{
-	switch (ret) {
-	case LZMA_MEM_ERROR: return "out of memory";
-	case LZMA_MEMLIMIT_ERROR: return "needs more memory than allowed to decompress";
-	case LZMA_FORMAT_ERROR: return "not in the xz format";
-	case LZMA_OPTIONS_ERROR: return "unsupported xz options";
-	case LZMA_DATA_ERROR: return "corrupt xz data";
-	case LZMA_BUF_ERROR: return "truncated xz data";
-	default: return "xz decompression failed";
-	}
-}
-
-static ssize_t xz_source_read(void *opaque, void *buf, size_t len)
-{
-	struct xz_source *x = opaque;
-	char q[128];
-	size_t got;
-
-	if (x->err.code)
-		return x->err.code;
-	if (!len || x->end)
-		return 0;
-	x->strm.next_out = buf;
-	x->strm.avail_out = len;
-	while (x->strm.avail_out == len && !x->end) {
-		lzma_ret ret;
-		if (!x->strm.avail_in && !x->in_eof) {
-			ssize_t n = read(x->fd, x->in, sizeof(x->in));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0)
-				return cix_error_errno(&x->err, -errno, "cannot read the download of '%s'",
-						       cix_quote(q, sizeof(q), x->url, strlen(x->url)));
-			x->strm.next_in = x->in;
-			x->strm.avail_in = (size_t)n;
-			x->in_eof = n == 0;
-		}
-		ret = lzma_code(&x->strm, x->in_eof ? LZMA_FINISH : LZMA_RUN);
-		if (ret == LZMA_STREAM_END)
-			x->end = 1;
-		else if (ret != LZMA_OK)
-			return cix_error(&x->err, ret == LZMA_MEM_ERROR ? -ENOMEM : -CIX_EFORMAT,
-					 "cannot decompress '%s': %s",
-					 cix_quote(q, sizeof(q), x->url, strlen(x->url)),
-					 lzma_what(ret));
-	}
-	got = len - x->strm.avail_out;
-	if (x->max && (got > x->max || x->out > x->max - got))
-		return cix_error(&x->err, -CIX_ELIMIT,
-				 "cannot decompress '%s': larger than %llu bytes",
-				 cix_quote(q, sizeof(q), x->url, strlen(x->url)),
-				 (unsigned long long)x->max);
-	x->out += got;
-	return (ssize_t)got;
-}
-
-/* Restore the NAR in the file fd, xz-compressed if xz, to out_real. */
 static int restore_download(int fd, int xz, const char *url, const char *tmp,
 			    const char *out_real, uint64_t max, struct cix_err *err)
 {
-	struct cix_buf_source *src;
-	struct xz_source *x;
-	lzma_ret ret;
-	char b, q[128];
-	int r, restored;
+	struct cix_buf_source *src = xmalloc(sizeof(*src));
+	struct cix_zsource *z;
+	char q[128], b;
+	ssize_t n;
+	int r;
 
-	if (!xz) {
-		src = xmalloc(sizeof(*src));
-		*src = (struct cix_buf_source)CIX_BUF_SOURCE_INIT(fd);
-		r = cix_nar_restore(cix_buf_source_read, src, out_real, NULL, NULL, err);
-		restored = r == 0;
-		/* The NAR must be all the download holds. */
-		if (r == 0 && (src->pos < src->len || read(fd, &b, 1) > 0))
-			r = cix_error(err, -CIX_EFORMAT, "trailing data after the nar in '%s'", tmp);
-		free(src);
-		goto out;
-	}
-
-	x = xcalloc(1, sizeof(*x));
-	x->fd = fd;
-	x->max = max;
-	x->url = url;
-	x->strm = (lzma_stream)LZMA_STREAM_INIT;
-	ret = lzma_stream_decoder(&x->strm, XZ_MEMLIMIT, LZMA_CONCATENATED);
-	if (ret != LZMA_OK) {
-		free(x);
-		return cix_error(err, ret == LZMA_MEM_ERROR ? -ENOMEM : -EIO,
-				 "cannot start xz decompression: %s", lzma_what(ret));
-	}
-	r = cix_nar_restore(xz_source_read, x, out_real, NULL, NULL, err);
-	restored = r == 0;
-	if (r < 0 && x->err.code && err)
-		*err = x->err; /* the decompressor's own message says more */
-	/*
-	 * The xz data must end with the NAR: this also checks the streams'
-	 * integrity checks and indexes, which come after the last byte.
-	 */
+	cix_quote(q, sizeof(q), xz ? url : tmp, strlen(xz ? url : tmp));
+	*src = (struct cix_buf_source)CIX_BUF_SOURCE_INIT(fd);
+	z = cix_zsource_new(xz ? CIX_COMP_XZ : CIX_COMP_NONE, cix_buf_source_read, src,
+			    xz ? max : 0, q);
+	r = cix_nar_restore(cix_zsource_read, z, out_real, NULL, NULL, err);
+	if (r < 0 && cix_zsource_error(z)->code && err)
+		*err = *cix_zsource_error(z);   /* the decompressor's own message says more */
 	if (r == 0) {
-		ssize_t n = xz_source_read(x, &b, 1);
-		if (n < 0)
-			r = cix_error(err, (int)n, "%s", x->err.msg);
-		else if (n > 0)
-			r = cix_error(err, -CIX_EFORMAT, "trailing data after the nar in '%s'",
-				      cix_quote(q, sizeof(q), url, strlen(url)));
+		if ((n = cix_zsource_read(z, &b, 1)) > 0)
+			r = cix_error(err, -CIX_EFORMAT, "trailing data after the nar in %s", q);
+		else if (n < 0 || cix_zsource_finish(z, NULL) < 0)
+			r = cix_error(err, cix_zsource_error(z)->code, "%s", cix_zsource_error(z)->msg);
+		if (r < 0)
+			cix_remove_tree_at(AT_FDCWD, out_real, NULL);
 	}
-	lzma_end(&x->strm);
-	free(x);
-out:
-	/* cix_nar_restore cleans up after itself; a later failure is ours to clean. */
-	if (r < 0 && restored)
-		cix_remove_tree_at(AT_FDCWD, out_real, NULL);
+	cix_zsource_free(z);
+	free(src);
 	return r;
 }
 
