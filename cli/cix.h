@@ -12,12 +12,14 @@
 enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 /* Each command is int cmd_NAME(int argc, char **argv); argv[0] is its name. */
+int cmd_archive(int argc, char **argv);
 int cmd_gc(int argc, char **argv);
 int cmd_hash(int argc, char **argv);
 int cmd_store(int argc, char **argv);
 int cmd_derivation(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_package(int argc, char **argv);
+int cmd_publish(int argc, char **argv);
 
 extern const char *cix_progname; /* "cix hash" etc. for messages */
 

@@ -95,6 +95,8 @@ static const struct op {
 	  "build the derivations (inputs first) and print their output paths" },
 	{ "restore", 0, 1, 0, op_restore, "--restore PATH",
 	  "create PATH (which must not exist) from a NAR on standard input" },
+	{ "substitute", 0, -1, 1, op_substitute, "--substitute URL PATH...",
+	  "install PATH... from the binary cache at URL, signed by a trusted key" },
 	{ "verify", 0, 0, 1, op_verify, "--verify [--check-contents] [--repair]",
 	  "check that every valid path exists (and is unmodified)" },
 	{ "verify-path", 0, -1, 1, op_verify_path, "--verify-path PATH...",

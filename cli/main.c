@@ -15,11 +15,13 @@ static const struct command {
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
+	{ "archive", cmd_archive, "manage signing keys and the keys this machine trusts" },
 	{ "build", cmd_build, "build packages or derivations" },
 	{ "derivation", cmd_derivation, "inspect derivations (.drv files)" },
 	{ "gc", cmd_gc, "collect garbage: delete what no root keeps alive" },
 	{ "hash", cmd_hash, "print the cryptographic hash of files" },
 	{ "package", cmd_package, "query the distribution's packages" },
+	{ "publish", cmd_publish, "serve the store over HTTP as a binary cache" },
 	{ "store", cmd_store, "low-level store operations (NAR dump/restore)" },
 };
 

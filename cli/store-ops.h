@@ -43,6 +43,7 @@ int op_add(struct cix_store *s, const struct store_flags *f, char **args, int na
 int op_add_fixed(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_query(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_check_validity(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
+int op_substitute(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_verify(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_verify_path(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_realise(struct cix_store *s, const struct store_flags *f, char **args, int nargs);

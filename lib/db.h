@@ -170,4 +170,11 @@ long cix_db_invalidate_many(struct cix_db *db, const char *const *paths, size_t 
  */
 int cix_db_invalidate(struct cix_db *db, const char *path, struct cix_err *err);
 
+/*
+ * The valid path starting with prefix ("STOREDIR/HASHPART-", as Nix's
+ * queryPathFromHashPart looks for it): 1 and *path (malloc'd), 0 when none.
+ */
+int cix_db_path_from_hash_part(struct cix_db *db, const char *prefix, char **path,
+			       struct cix_err *err);
+
 #endif

@@ -1,0 +1,179 @@
+#!/bin/sh
+# t6030-substitute.sh - cix store --substitute: paths from a binary cache, trusted or not at all
+# SPDX-License-Identifier: GPL-3.0-or-later
+test_description='a second machine (a mount namespace with an empty store at the same path) installs a package and its closure from cix publish of the first and from a cache Nix wrote; a tampered NAR, a wrong signature, an unknown key, a narinfo for another path install nothing'
+. "$(dirname "$0")/test-lib.sh"
+
+T=$TRASH_DIRECTORY
+CIX_STORE_DIR=$T/store
+CIX_STATE_DIR=$T/state
+CIX_LOG_DIR=$T/log
+CIX_CONF_DIR=$T/conf
+XDG_CACHE_HOME=$T/cache
+export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_DIR XDG_CACHE_HOME
+P=$T/pkgs
+CIX_SCHEME_PATH=$CIX_SCHEME_PATH:$P
+command -v curl >/dev/null && test_set_prereq CURL
+command -v unshare >/dev/null && [ "$(id -u)" = 0 ] &&
+	unshare -m --propagation private true 2>/dev/null && test_set_prereq MOUNTNS
+
+cat >mkpkg.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+int main(int argc, char **argv)
+{
+	const char *out = getenv("out");
+	char p[4096];
+	FILE *f;
+	mkdir(out, 0755);
+	snprintf(p, sizeof(p), "%s/bin", out); mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/bin/%s", out, argv[1]);
+	if (!(f = fopen(p, "w")) || fprintf(f, "%s %s\n", argv[1], argv[2]) < 0 || fclose(f))
+		return 2;
+	/* A reference: the path of the input given as the third argument. */
+	if (argc > 3) {
+		snprintf(p, sizeof(p), "%s/dep", out);
+		if (!(f = fopen(p, "w")) || fprintf(f, "%s\n", argv[3]) < 0 || fclose(f))
+			return 2;
+	}
+	return chmod(out, 0755) ? 2 : 0;
+}
+EOF
+gcc -static -O2 -o mkpkg mkpkg.c 2>/dev/null && test_set_prereq STATIC
+mkdir -p "$P/gnu/packages"
+cat >"$P/gnu/packages/sub.scm" <<EOF
+(define-module (gnu packages sub)
+  #:use-module (guix packages)
+  #:use-module (guix build-system trivial))
+(define-public sublib
+  (package
+    (name "sublib") (version "1")
+    (build-system trivial-build-system)
+    (inputs \`(("mkpkg" ,(local-file "$T/mkpkg" "mkpkg"))))
+    (arguments \`(#:implicit-inputs? #f #:builder ((input "mkpkg") "sublib" "1")))
+    (synopsis "s") (description "d") (home-page "h") (license #f)))
+(define-public subapp
+  (package
+    (name "subapp") (version "2")
+    (build-system trivial-build-system)
+    (inputs \`(("mkpkg" ,(local-file "$T/mkpkg" "mkpkg")) ("lib" ,sublib)))
+    (arguments \`(#:implicit-inputs? #f
+                  #:builder ((input "mkpkg") "subapp" "2" (input "lib"))))
+    (synopsis "s") (description "d") (home-page "h") (license #f)))
+EOF
+
+start_publish () {
+	name=$1
+	shift
+	cix publish --port 0 --listen 127.0.0.1 "$@" 2>"$name.log" &
+	echo $! >"$name.pid"
+	for _ in $(seq 100); do
+		grep -q "^publishing" "$name.log" 2>/dev/null && break
+		sleep 0.1
+	done
+	sed -n 's/^publishing .* on \(http:.*\)\/$/\1/p' "$name.log" >"$name.url"
+	test -s "$name.url"
+}
+
+stop_publish () {
+	kill "$(cat "$1.pid")" 2>/dev/null
+	wait "$(cat "$1.pid")" 2>/dev/null
+	true
+}
+
+# on2 CMD...: CMD on the second machine: an empty store (store2) at the
+# same path, its own state (state2) and configuration (conf2).
+on2 () {
+	CIX_STATE_DIR=$T/state2 CIX_CONF_DIR=$T/conf2 unshare -m --propagation private \
+		sh -c 'mount --bind "$0/store2" "$CIX_STORE_DIR" && exec "$@"' "$T" "$@"
+}
+
+fresh2 () {
+	chmod -R u+w store2 2>/dev/null
+	rm -rf store2 state2 && mkdir -p store2 state2 conf2
+}
+
+test_expect_success STATIC,CURL,MOUNTNS 'setup: a key, two packages (one refers to the other), cix publish' '
+	cix archive --generate-key=machine1-1 &&
+	APP=$(cix build subapp) && LIB=$(cix build sublib) &&
+	grep -q "$LIB" "$APP/dep" &&
+	cix gc --references "$APP" | grep -qx "$LIB" &&
+	echo "$APP $LIB" >paths &&
+	start_publish p1 &&
+	mkdir -p conf2 && rm -f conf2/acl
+'
+
+test_expect_success STATIC,CURL,MOUNTNS 'without the key trusted: nothing installed' '
+	read APP LIB <paths && fresh2 &&
+	test_must_fail on2 cix store --substitute "$(cat p1.url)" "$APP" 2>err &&
+	grep -q "not signed by a trusted key" err &&
+	test_must_fail on2 cix store --check-validity "$LIB" &&
+	test -z "$(ls store2 | grep -v "^\.")"
+'
+
+test_expect_success STATIC,CURL,MOUNTNS 'the key authorized: the package and its closure, checked' '
+	read APP LIB <paths && fresh2 &&
+	cix archive --public-key | CIX_CONF_DIR=$T/conf2 cix archive --authorize &&
+	on2 cix store --substitute "$(cat p1.url)" "$APP" >out &&
+	test "$(cat out)" = "$APP" &&
+	on2 cix store --check-validity "$APP" "$LIB" &&
+	on2 cat "$APP/bin/subapp" >run && test "$(cat run)" = "subapp 2" &&
+	on2 cix store --verify --check-contents &&
+	on2 cix store -q --references "$APP" >refs2 &&
+	cix store -q --references "$APP" >refs1 && test_cmp refs1 refs2 &&
+	on2 cix store -q --deriver "$APP" >drv2 && cix store -q --deriver "$APP" >drv1 &&
+	test_cmp drv1 drv2
+'
+
+test_expect_success STATIC,CURL,MOUNTNS 'a path the cache does not have: a clear miss' '
+	fresh2 &&
+	test_must_fail on2 cix store --substitute "$(cat p1.url)" \
+		"$CIX_STORE_DIR/00000000000000000000000000000000-none" 2>err &&
+	grep -q "is not in the cache" err
+'
+
+# A static cache, made by cix publish --cache, then tampered with.
+test_expect_success STATIC,CURL,MOUNTNS 'a static cache directory (file://) works; tampered, nothing installed' '
+	read APP LIB <paths &&
+	stop_publish p1 && start_publish p2 --cache "$T/c" --compression=xz &&
+	curl -sf "$(cat p2.url)/$(basename "$APP" | cut -c1-32).narinfo" >/dev/null &&
+	curl -sf "$(cat p2.url)/$(basename "$LIB" | cut -c1-32).narinfo" >/dev/null &&
+	stop_publish p2 &&
+	fresh2 && on2 cix store --substitute "file://$T/c" "$APP" &&
+	cp -r c bad-nar && f=$(ls bad-nar/nar/*.xz | head -1) &&
+	printf x | dd of="$f" bs=1 seek=100 conv=notrunc 2>/dev/null &&
+	fresh2 && test_must_fail on2 cix store --substitute "file://$T/bad-nar" "$APP" 2>err &&
+	test_must_fail on2 cix store --check-validity "$APP" &&
+	cp -r c bad-sig &&
+	n=bad-sig/$(basename "$APP" | cut -c1-32).narinfo &&
+	# A signature by the key over another path: well-formed, not of this one.
+	other=$(grep "^Sig: " "bad-sig/$(basename "$LIB" | cut -c1-32).narinfo") &&
+	sed -i "s|^Sig: .*|$other|" "$n" &&
+	fresh2 && test_must_fail on2 cix store --substitute "file://$T/bad-sig" "$APP" 2>err &&
+	grep -q "not signed by a trusted key" err &&
+	cp -r c other-path &&
+	cp "other-path/$(basename "$LIB" | cut -c1-32).narinfo" \
+	   "other-path/$(basename "$APP" | cut -c1-32).narinfo" &&
+	fresh2 && test_must_fail on2 cix store --substitute "file://$T/other-path" "$APP" 2>err &&
+	grep -q "gives the narinfo of" err &&
+	test_must_fail on2 cix store --check-validity "$APP"
+'
+
+test_expect_success STATIC,MOUNTNS,NIX 'from a cache Nix wrote (nix copy --to file://), signed by Nix' '
+	read APP LIB <paths &&
+	nix-store --generate-binary-cache-key nix-machine-1 nix.sec nix.pub &&
+	cix store --export $(cix store -q -R "$APP") >closure.export &&
+	NIX_STORE_DIR=$CIX_STORE_DIR NIX_STATE_DIR=$T/nix-state NIX_LOG_DIR=$T/nix-log \
+		sh -c "mkdir -p $T/store3 && unshare -m --propagation private sh -c \
+		\"mount --bind $T/store3 $CIX_STORE_DIR && nix-store --import <closure.export >/dev/null &&
+		 nix --extra-experimental-features nix-command copy --to file://$T/nixcache?secret-key=$T/nix.sec $APP\"" &&
+	test -n "$(ls nixcache/*.narinfo)" &&
+	fresh2 && rm -f conf2/acl &&
+	test_must_fail on2 cix store --substitute "file://$T/nixcache" "$APP" &&
+	CIX_CONF_DIR=$T/conf2 cix archive --authorize <nix.pub &&
+	on2 cix store --substitute "file://$T/nixcache" "$APP" &&
+	on2 cix store --verify --check-contents
+'
+
+test_done
