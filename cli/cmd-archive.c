@@ -1,6 +1,7 @@
-/* cmd-archive.c - cix archive: the signing key pair and the list of trusted keys */
+/* cmd-archive.c - cix archive: the signing key pair, the trusted keys, signed archives */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
+#include "archive-ops.h"
 #include "sign.h"
 #include "strbuf.h"
 #include "util.h"
@@ -22,18 +23,34 @@
 #define ACL_MAX_SIZE (1 << 20)
 #define STDIN_MAX 4096
 
-enum action { NONE, GENERATE, AUTHORIZE, PUBLIC_KEY };
+enum action { NONE, GENERATE, AUTHORIZE, PUBLIC_KEY, EXPORT, IMPORT, TO_CACHE };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: cix archive ACTION [OPTION]...\n"
-		   "Manage the signing key pair of this machine and the keys it trusts.\n\n"
+		   "  or:  cix archive --export [-r] [--key-dir=DIR] PATH... >ARCHIVE\n"
+		   "  or:  cix archive --import <ARCHIVE\n"
+		   "  or:  cix archive --to-cache=DIR [-r] [-C TYPE] PATH...\n"
+		   "Manage the signing key pair of this machine and the keys it trusts; export\n"
+		   "and import store paths as signed archives.\n\n"
 		   "      --generate-key[=NAME]  make a new key pair named NAME (default: the host\n"
 		   "                             name followed by '-1'); existing keys are never\n"
 		   "                             overwritten\n"
 		   "      --authorize            add the public key read on standard input\n"
 		   "                             (NAME:BASE64, as Nix writes it) to the trusted keys\n"
 		   "      --public-key           print the public key of the key pair\n"
+		   "      --export               write PATH... to standard output as an export\n"
+		   "                             stream (nix-store --export), each path signed\n"
+		   "                             with the secret key\n"
+		   "      --to-cache=DIR         write PATH... into DIR as a static binary cache\n"
+		   "                             (signed narinfos, compressed NARs), which any\n"
+		   "                             HTTP server of files can serve\n"
+		   "  -C, --compression=TYPE[:LEVEL]  with --to-cache: zstd (default), xz or none\n"
+		   "  -r, --recursive            with --export or --to-cache, also every path PATH... refers\n"
+		   "                             to, directly or not (dependencies first)\n"
+		   "      --import               import the archive on standard input, all or\n"
+		   "                             nothing, if every path in it is signed by a\n"
+		   "                             trusted key; print the imported paths\n"
 		   "      --key-dir=DIR          keep the key pair in DIR (default: the configuration\n"
 		   "                             directory)\n"
 		   "  -h, --help                 display this help and exit\n"
@@ -41,6 +58,8 @@ static void usage(FILE *f)
 		   "The configuration directory is $CIX_CONF_DIR (default " DEFAULT_CONF_DIR "); it holds\n"
 		   "the key pair, " SECRET_NAME " (mode 0600) and " PUBLIC_NAME ", and the\n"
 		   "trusted keys, one per line, in the file " ACL_NAME ".\n");
+	fprintf(f, "A signature is that of a narinfo (KEYNAME:BASE64 over the path's Nix\n"
+		   "fingerprint); Nix 2.8's nix-store --import reads the archives and ignores it.\n");
 }
 
 static char *join(const char *dir, const char *name)
@@ -277,21 +296,31 @@ out:
 
 int cmd_archive(int argc, char **argv)
 {
-	enum { OPT_GENERATE = 0x100, OPT_AUTHORIZE, OPT_PUBLIC, OPT_KEY_DIR };
+	enum { OPT_GENERATE = 0x100, OPT_AUTHORIZE, OPT_PUBLIC, OPT_KEY_DIR, OPT_EXPORT,
+	       OPT_IMPORT, OPT_TO_CACHE };
 	static const struct option opts[] = {
 		{ "generate-key", optional_argument, NULL, OPT_GENERATE },
 		{ "authorize", no_argument, NULL, OPT_AUTHORIZE },
 		{ "public-key", no_argument, NULL, OPT_PUBLIC },
 		{ "key-dir", required_argument, NULL, OPT_KEY_DIR },
+		{ "export", no_argument, NULL, OPT_EXPORT },
+		{ "import", no_argument, NULL, OPT_IMPORT },
+		{ "to-cache", required_argument, NULL, OPT_TO_CACHE },
+		{ "compression", required_argument, NULL, 'C' },
+		{ "recursive", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum action a = NONE;
 	const char *name = NULL, *key_dir = NULL, *conf_dir = getenv("CIX_CONF_DIR");
-	int c;
+	const char *cache_dir = NULL;
+	enum cix_comp comp = CIX_COMP_ZSTD;
+	int c, recursive = 0, status, level = -1, comp_given = 0;
+	struct cix_err err = { 0 };
+	char *file;
 
-	while ((c = getopt_long(argc, argv, ":hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hVrC:", opts, NULL)) != -1) {
 		enum action next;
 		switch (c) {
 		case OPT_GENERATE:
@@ -302,6 +331,22 @@ int cmd_archive(int argc, char **argv)
 			break;
 		case OPT_AUTHORIZE: next = AUTHORIZE; break;
 		case OPT_PUBLIC: next = PUBLIC_KEY; break;
+		case OPT_EXPORT: next = EXPORT; break;
+		case OPT_IMPORT: next = IMPORT; break;
+		case OPT_TO_CACHE:
+			if (!*optarg)
+				return usage_error("empty cache directory");
+			next = TO_CACHE;
+			cache_dir = optarg;
+			break;
+		case 'C':
+			if (cix_comp_parse(optarg, &comp, &level, &err) < 0)
+				return usage_error("%s", err.msg);
+			comp_given = 1;
+			continue;
+		case 'r':
+			recursive = 1;
+			continue;
 		case OPT_KEY_DIR:
 			if (!*optarg)
 				return usage_error("empty key directory");
@@ -315,10 +360,17 @@ int cmd_archive(int argc, char **argv)
 			return usage_error("only one action at a time");
 		a = next;
 	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (a == NONE)
-		return usage_error("no action given (--generate-key, --authorize or --public-key)");
+		return usage_error("no action given (--generate-key, --authorize, --public-key, "
+				   "--export, --import or --to-cache)");
+	if (optind < argc && a != EXPORT && a != TO_CACHE)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if ((a == EXPORT || a == TO_CACHE) && optind == argc)
+		return usage_error("%s needs store paths", a == EXPORT ? "--export" : "--to-cache");
+	if (recursive && a != EXPORT && a != TO_CACHE)
+		return usage_error("--recursive goes with --export or --to-cache only");
+	if (comp_given && a != TO_CACHE)
+		return usage_error("--compression goes with --to-cache only");
 	if (!conf_dir || !*conf_dir)
 		conf_dir = DEFAULT_CONF_DIR;
 	if (!key_dir)
@@ -326,6 +378,21 @@ int cmd_archive(int argc, char **argv)
 	switch (a) {
 	case GENERATE: return generate(key_dir, name);
 	case PUBLIC_KEY: return public_key(key_dir);
-	default: return authorize(conf_dir);
+	case AUTHORIZE: return authorize(conf_dir);
+	case EXPORT:
+		file = join(key_dir, SECRET_NAME);
+		status = archive_export(file, recursive, argv + optind, argc - optind);
+		break;
+	case TO_CACHE:
+		file = join(key_dir, SECRET_NAME);
+		status = archive_to_cache(file, cache_dir, comp, level, recursive, argv + optind,
+					  argc - optind);
+		break;
+	default:
+		file = join(conf_dir, ACL_NAME);
+		status = archive_import(file);
+		break;
 	}
+	free(file);
+	return status;
 }

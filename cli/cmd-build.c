@@ -13,6 +13,7 @@
 #include "store.h"
 #include "store-path.h"
 #include "strvec.h"
+#include "subst-opts.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -37,12 +38,11 @@ static void usage(FILE *f)
 		"  -K, --keep-failed      keep the build directory of a failed build\n"
 		"      --check            build again and compare with the outputs there\n"
 		"  -r, --root=FILE        make FILE a symlink to the result, a GC root\n"
-		"      --fallback         build when substitutes fail (always, for now)\n"
-		"      --no-substitutes   do not use substitutes\n"
+		SUBST_CLI_HELP
 		"      --max-silent-time=S  fail a build silent for S seconds\n"
 		"      --timeout=S        fail a build that runs for more than S seconds\n"
 		"  -c, --cores=N          let each build use N cores (0: all)\n"
-		"  -j, --max-jobs=N       run up to N builds at once\n"
+		"  -j, --max-jobs=N       run up to N builds at once (0: build nothing here)\n"
 		"      --log-file         print the build log files of the derivations\n"
 		"  -q, --quiet            do not show the build logs\n"
 		"  -h, --help             display this help and exit\n"
@@ -50,7 +50,8 @@ static void usage(FILE *f)
 }
 
 struct opts {
-	int source, derivations, dry_run, keep_failed, check, quiet, log_file;
+	int source, derivations, dry_run, keep_failed, check, quiet, log_file, no_build;
+	struct subst_cli subst;
 	const char *root;
 	unsigned cores, max_jobs, timeout, max_silent;
 	struct strvec exprs, files, specs;
@@ -137,34 +138,6 @@ static int make_root(struct cix_store *s, const char *file, const char *path, st
 	return r;
 }
 
-static int dry_run(struct cix_store *s, struct target *ts, size_t n, struct cix_err *err)
-{
-	struct strvec builds = STRVEC_INIT, downloads = STRVEC_INIT;
-	int r = 0;
-	for (size_t i = 0; !r && i < n; i++)
-		if (ts[i].drv_path)
-			r = cix_lower_missing(s, ts[i].drv_path, &builds, &downloads, err);
-	if (!r) {
-		strvec_sort_unique(&builds);
-		strvec_sort_unique(&downloads);
-		if (builds.nr)
-			fprintf(stderr, "%s derivation%s would be built:\n", builds.nr == 1 ? "this" : "these",
-				builds.nr == 1 ? "" : "s");
-		for (size_t i = 0; i < builds.nr; i++)
-			fprintf(stderr, "   %s\n", builds.v[i]);
-		if (downloads.nr)
-			fprintf(stderr, "%s file%s would be downloaded:\n",
-				downloads.nr == 1 ? "this" : "these", downloads.nr == 1 ? "" : "s");
-		for (size_t i = 0; i < downloads.nr; i++)
-			fprintf(stderr, "   %s\n", downloads.v[i]);
-		if (!builds.nr && !downloads.nr)
-			fprintf(stderr, "nothing to be built or downloaded\n");
-	}
-	strvec_clear(&builds);
-	strvec_clear(&downloads);
-	return r;
-}
-
 static int run(struct opts *o)
 {
 	struct cix_err err = { 0 };
@@ -228,27 +201,28 @@ static int run(struct opts *o)
 			goto fail;
 		goto done;
 	}
-	if (o->dry_run) {
-		if ((r = dry_run(s, ts, n, &err)) < 0)
-			goto fail;
-		goto done;
-	}
 	{
 		const char **drvs = xcalloc(n + 1, sizeof(*drvs));
 		size_t nd = 0;
 		struct cix_build_opts bo = {
 			.max_jobs = o->max_jobs, .cores = o->cores, .keep_failed = o->keep_failed,
 			.log_fd = o->quiet ? -1 : 2, .timeout = o->timeout,
-			.max_silent = o->max_silent, .check = o->check,
+			.max_silent = o->max_silent, .check = o->check, .no_build = o->no_build,
 		};
 		for (size_t i = 0; i < n; i++)
 			if (ts[i].drv_path)
 				drvs[nd++] = ts[i].drv_path;
-		r = !nd ? 0 : s->remote ? cix_remote_build(s->remote, drvs, nd, &bo, &err)
-					: cix_build_derivations(s, drvs, nd, &bo, &err);
+		r = subst_cli_apply(&o->subst, s, &bo, &err);
+		if (r == 0 && o->dry_run)
+			r = print_missing(s, drvs, nd, &bo, &err);
+		else if (r == 0 && nd)
+			r = s->remote ? cix_remote_build(s->remote, drvs, nd, &bo, &err)
+				      : cix_build_derivations(s, drvs, nd, &bo, &err);
 		free(drvs);
 		if (r < 0)
 			goto fail;
+		if (o->dry_run)
+			goto done;
 	}
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < ts[i].outputs.nr; j++) {
@@ -282,7 +256,8 @@ out:
 
 int cmd_build(int argc, char **argv)
 {
-	enum { OPT_CHECK = 0x100, OPT_FALLBACK, OPT_NOSUBST, OPT_SILENT, OPT_TIMEOUT, OPT_LOG };
+	enum { OPT_CHECK = 0x100, OPT_FALLBACK, OPT_NOSUBST, OPT_SILENT, OPT_TIMEOUT, OPT_LOG,
+	       OPT_SUBST_URLS };
 	static const struct option longopts[] = {
 		{ "expression", required_argument, NULL, 'e' },
 		{ "file", required_argument, NULL, 'f' },
@@ -294,6 +269,7 @@ int cmd_build(int argc, char **argv)
 		{ "root", required_argument, NULL, 'r' },
 		{ "fallback", no_argument, NULL, OPT_FALLBACK },
 		{ "no-substitutes", no_argument, NULL, OPT_NOSUBST },
+		{ "substitute-urls", required_argument, NULL, OPT_SUBST_URLS },
 		{ "max-silent-time", required_argument, NULL, OPT_SILENT },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "cores", required_argument, NULL, 'c' },
@@ -318,7 +294,9 @@ int cmd_build(int argc, char **argv)
 		case 'K': o.keep_failed = 1; break;
 		case OPT_CHECK: o.check = 1; break;
 		case 'r': o.root = optarg; break;
-		case OPT_FALLBACK: case OPT_NOSUBST: break;
+		case OPT_FALLBACK: o.subst.fallback = 1; break;
+		case OPT_NOSUBST: o.subst.no_subst = 1; break;
+		case OPT_SUBST_URLS: o.subst.urls = optarg; break;
 		case OPT_LOG: o.log_file = 1; break;
 		case 'q': o.quiet = 1; break;
 		case OPT_SILENT: case OPT_TIMEOUT: case 'c': case 'j': case 'M': {
@@ -330,7 +308,10 @@ int cmd_build(int argc, char **argv)
 			if (c == OPT_SILENT) o.max_silent = (unsigned)v;
 			else if (c == OPT_TIMEOUT) o.timeout = (unsigned)v;
 			else if (c == 'c') o.cores = (unsigned)v;
-			else o.max_jobs = v ? (unsigned)v : 1;
+			else {
+				o.max_jobs = v ? (unsigned)v : 1;
+				o.no_build = v == 0;
+			}
 			break;
 		}
 		case 'h': usage(stdout); return 0;
@@ -346,5 +327,6 @@ int cmd_build(int argc, char **argv)
 	strvec_clear(&o.exprs);
 	strvec_clear(&o.files);
 	strvec_clear(&o.specs);
+	subst_cli_release(&o.subst);
 	return r;
 }

@@ -42,6 +42,7 @@ static void usage(FILE *f)
 		"                         print the environment variables the profile's\n"
 		"                         packages need; KIND: exact (default), prefix or suffix\n"
 		"      --max-silent-time=S  fail a build silent for S seconds\n"
+		SUBST_CLI_HELP
 		"  -A, --list-available[=REGEXP]\n"
 		"                         list the packages whose name matches REGEXP (all\n"
 		"                         without it): name, version, outputs, place\n"
@@ -109,6 +110,7 @@ static int done(struct pkg_opts *po, struct query *qs, int r)
 	strvec_clear(&po->removes);
 	strvec_clear(&po->exprs);
 	strvec_clear(&po->manifests);
+	subst_cli_release(po->subst);
 	free(qs);
 	return r;
 }
@@ -116,7 +118,7 @@ static int done(struct pkg_opts *po, struct query *qs, int r)
 int cmd_package(int argc, char **argv)
 {
 	enum { OPT_ROLLBACK = 0x100, OPT_DELETE, OPT_SILENT, OPT_FALLBACK, OPT_NOSUBST,
-	       OPT_SEARCH_PATHS };
+	       OPT_SEARCH_PATHS, OPT_SUBST_URLS };
 	static const struct option longopts[] = {
 		{ "install", required_argument, NULL, 'i' },
 		{ "install-from-expression", required_argument, NULL, 'e' },
@@ -134,6 +136,7 @@ int cmd_package(int argc, char **argv)
 		{ "max-silent-time", required_argument, NULL, OPT_SILENT },
 		{ "fallback", no_argument, NULL, OPT_FALLBACK },
 		{ "no-substitutes", no_argument, NULL, OPT_NOSUBST },
+		{ "substitute-urls", required_argument, NULL, OPT_SUBST_URLS },
 		{ "list-available", optional_argument, NULL, 'A' },
 		{ "search", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
@@ -146,7 +149,8 @@ int cmd_package(int argc, char **argv)
 	const struct cix_pkg_entry **v = NULL;
 	int c, r = 0;
 
-	struct pkg_opts po = { 0 };
+	static struct subst_cli subst;
+	struct pkg_opts po = { .subst = &subst };
 	int actions = 0;
 	while ((c = getopt_long(argc, argv, ":A::s:i:e:u::r:m:p:S:l::I::nhV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -182,7 +186,9 @@ int cmd_package(int argc, char **argv)
 			actions++;
 			break;
 		case 'n': po.dry_run = 1; break;
-		case OPT_FALLBACK: case OPT_NOSUBST: break;   /* no substitutes yet */
+		case OPT_FALLBACK: subst.fallback = 1; break;
+		case OPT_NOSUBST: subst.no_subst = 1; break;
+		case OPT_SUBST_URLS: subst.urls = optarg; break;
 		case OPT_SILENT: {
 			unsigned long long secs;
 			if (cix_parse_decimal(optarg, 315360000, &secs) < 0) {

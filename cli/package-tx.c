@@ -146,8 +146,13 @@ static int build(struct cix_store *s, const char **drvs, size_t n, const struct 
 	struct cix_build_opts bo = {
 		.max_jobs = 1, .log_fd = 2, .max_silent = o->max_silent,
 	};
-	return s->remote ? cix_remote_build(s->remote, drvs, n, &bo, err)
-			 : cix_build_derivations(s, drvs, n, &bo, err);
+	int r = subst_cli_apply(o->subst, s, &bo, err);
+	if (r == 0 && o->dry_run)
+		r = print_missing(s, drvs, n, &bo, err);
+	else if (r == 0)
+		r = s->remote ? cix_remote_build(s->remote, drvs, n, &bo, err)
+			      : cix_build_derivations(s, drvs, n, &bo, err);
+	return r;
 }
 
 /* The outputs a package propagates (transitively), installed along with it. */
@@ -614,8 +619,7 @@ int package_run(const struct pkg_opts *o)
 			goto out;
 		index_hint_done();
 		pkg_eval_save();
-		if (!o->dry_run && drvs.nr &&
-		    (r = build(s, (const char **)drvs.v, drvs.nr, o, &err)) < 0)
+		if (drvs.nr && (r = build(s, (const char **)drvs.v, drvs.nr, o, &err)) < 0)
 			goto out;
 		if ((r = commit(s, &l, profile.buf, &m, o, &err)) < 0)
 			goto out;

@@ -5,6 +5,7 @@
 
 #include "search-path.h"
 #include "strvec.h"
+#include "subst-opts.h"
 
 struct pkg_opts {
 	const char *profile;          /* -p, or NULL: the user's */
@@ -24,6 +25,7 @@ struct pkg_opts {
 	const char *installed_rx;
 	int list_generations;
 	unsigned max_silent;
+	struct subst_cli *subst;      /* --substitute-urls, --no-substitutes, --fallback */
 };
 
 /* The transaction and the profile queries; returns an exit code. */

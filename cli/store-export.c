@@ -106,6 +106,10 @@ static int remote_done(void *opaque, const char *target, const struct cix_import
 	e->info.nr_refs = ii->meta.nr_refs;
 	e->info.nar_hash = ii->nar_hash;
 	e->info.nar_size = ii->nar_size;
+	/* A signature (cix archive's: KEY:BASE64) lets the daemon trust it. */
+	if (ii->sig && ii->sig_len < 1024 && strlen(ii->sig) == ii->sig_len &&
+	    strchr(ii->sig, ':') && !strpbrk(ii->sig, " \t\n"))
+		e->info.sigs = xstrdup(ii->sig);
 	return 0;
 }
 

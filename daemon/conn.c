@@ -161,7 +161,7 @@ static int serve_ops(struct conn *c, struct cix_err *err)
 }
 
 int daemon_serve(int fd, const struct daemon_settings *settings,
-		 const struct daemon_trust *trust)
+		 const struct cix_conf *conf)
 {
 	struct conn c = { .settings = settings };
 	struct cix_err err = { 0 };
@@ -177,12 +177,15 @@ int daemon_serve(int fd, const struct daemon_settings *settings,
 	c.uid = cred.uid;
 	c.gid = cred.gid;
 	c.pid = cred.pid;
-	c.trusted = cred.uid == 0 || daemon_user_in(&trust->trusted, cred.uid, cred.gid);
+	c.trusted = cred.uid == 0 || daemon_user_in(&conf->trusted_users, cred.uid, cred.gid);
 	c.build.max_jobs = settings->max_jobs;
 	c.build.cores = settings->cores;
 	c.build.max_silent = settings->max_silent;
 	c.build.timeout = settings->timeout;
 	c.build.log_fd = -1;
+	c.conf = conf;
+	if (!settings->no_substitutes && settings->substitute_urls)
+		c.substitute_urls = xstrdup(settings->substitute_urls);
 
 	if ((r = handshake(&c, &err)) < 0)
 		goto out;
@@ -191,7 +194,7 @@ int daemon_serve(int fd, const struct daemon_settings *settings,
 	 * anything more: a refusal sent in its place is shown to the user,
 	 * and nothing unread is left to reset the connection.
 	 */
-	if (!c.trusted && !daemon_user_in(&trust->allowed, cred.uid, cred.gid))
+	if (!c.trusted && !daemon_user_in(&conf->allowed_users, cred.uid, cred.gid))
 		r = cix_error(&err, -EPERM, "user %u is not allowed to connect to the cix daemon",
 			      (unsigned)cred.uid);
 	else
@@ -216,5 +219,6 @@ out:
 	/* Closing the store drops the connection's temporary roots. */
 	cix_store_close(c.s);
 	cix_wire_release(&c.w);
+	free(c.substitute_urls);
 	return r < 0 ? 1 : 0;
 }

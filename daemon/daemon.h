@@ -7,6 +7,8 @@
 #include <sys/types.h>
 
 #include "build.h"
+#include "conf.h"
+#include "substitute.h"
 #include "store.h"
 #include "strvec.h"
 #include "wire.h"
@@ -19,18 +21,11 @@ struct daemon_settings {
 	unsigned max_silent, timeout;
 	int disable_chroot;          /* accepted for guix-daemon's sake; refused */
 	int no_substitutes;
+	const char *substitute_urls; /* --substitute-urls, else cix.conf's (may be NULL) */
 	int debug;
 	int gc_keep_outputs, gc_keep_derivations;
 };
 
-/* Who may connect, and who is trusted (cix.conf). */
-struct daemon_trust {
-	struct strvec allowed;       /* user names, @groups, or "*" */
-	struct strvec trusted;
-};
-
-int daemon_trust_load(const char *file, struct daemon_trust *t, struct cix_err *err);
-void daemon_trust_release(struct daemon_trust *t);
 /* Is the user uid (primary group gid) in list? */
 int daemon_user_in(const struct strvec *list, uid_t uid, gid_t gid);
 
@@ -57,6 +52,10 @@ struct conn {
 	gid_t gid;
 	pid_t pid;
 	int trusted;
+	const struct cix_conf *conf;
+	/* The caches this client's builds use (NULL: none), and --fallback. */
+	char *substitute_urls;
+	int fallback;
 	/* From SetOptions, as far as the client may set them. */
 	struct cix_build_opts build;
 	uint64_t next_activity;
@@ -69,7 +68,7 @@ struct conn {
 
 /* Serve one connection (fd) to its end; returns the worker's exit status. */
 int daemon_serve(int fd, const struct daemon_settings *settings,
-		 const struct daemon_trust *trust);
+		 const struct cix_conf *conf);
 
 /*
  * Operations. Each reads its arguments, does the work between
@@ -91,6 +90,19 @@ extern const struct op daemon_query_ops[];
 extern const struct op daemon_add_ops[];
 extern const struct op daemon_build_ops[];
 extern const struct op daemon_gc_ops[];
+
+/* subst.c: the client's caches (substitute_urls), with the ACL read now. */
+struct conn_subst {
+	struct cix_acl acl;
+	struct cix_substituter *subs;
+	size_t n;
+	struct cix_subst_opts so;
+};
+int conn_subst_setup(struct conn *c, struct conn_subst *cs, int log_fd, struct cix_err *err);
+void conn_subst_release(struct conn_subst *cs);
+/* Make paths valid from the client's caches (those valid already are left). */
+int conn_substitute_paths(struct conn *c, const char *const *paths, size_t n, int log_fd,
+			  struct cix_err *err);
 
 /* Helpers for operations (conn.c). */
 int conn_read_path(struct conn *c, struct strbuf *out, struct cix_err *err);

@@ -1,6 +1,7 @@
 /* main.c - cix-daemon: listen on the socket, a worker process per client */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "daemon.h"
+#include "substitute.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -18,7 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_CONF "/etc/cix/cix.conf"
 /* Workers at once; more clients wait in the listen queue. */
 #define MAX_WORKERS 1024
 
@@ -39,6 +39,9 @@ static void usage(FILE *f)
 		   "      --max-silent-time=S        kill a build silent for S seconds\n"
 		   "      --timeout=S                kill a build after S seconds\n"
 		   "      --disable-chroot           refused: builds always run in the sandbox\n"
+		   "      --substitute-urls=URLS     binary caches to use, in this order (default:\n"
+		   "                                 substitute-urls of cix.conf); clients may\n"
+		   "                                 choose among them\n"
 		   "      --no-substitutes           do not use substitutes\n"
 		   "      --gc-keep-derivations[=yes|no]  keep the derivations of live paths (yes)\n"
 		   "      --gc-keep-outputs[=yes|no]      keep the outputs of live derivations (no)\n"
@@ -183,7 +186,7 @@ static int listen_on(const char *path)
 int main(int argc, char **argv)
 {
 	enum { OPT_LISTEN = 0x100, OPT_GROUP, OPT_SILENT, OPT_TIMEOUT, OPT_CHROOT, OPT_NOSUBST,
-	       OPT_DEBUG, OPT_KEEP_DRV, OPT_KEEP_OUT };
+	       OPT_DEBUG, OPT_KEEP_DRV, OPT_KEEP_OUT, OPT_SUBST_URLS };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "build-users-group", required_argument, NULL, OPT_GROUP },
@@ -193,6 +196,7 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "disable-chroot", no_argument, NULL, OPT_CHROOT },
 		{ "no-substitutes", no_argument, NULL, OPT_NOSUBST },
+		{ "substitute-urls", required_argument, NULL, OPT_SUBST_URLS },
 		{ "debug", no_argument, NULL, OPT_DEBUG },
 		{ "gc-keep-derivations", optional_argument, NULL, OPT_KEEP_DRV },
 		{ "gc-keep-outputs", optional_argument, NULL, OPT_KEEP_OUT },
@@ -201,7 +205,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct daemon_settings set = { .max_jobs = 1, .gc_keep_derivations = 1 };
-	struct daemon_trust trust = { STRVEC_INIT, STRVEC_INIT };
+	struct cix_conf conf = { 0 };
 	struct strbuf sock = STRBUF_INIT;
 	struct cix_err err = { 0 };
 	int c, fd;
@@ -220,6 +224,7 @@ int main(int argc, char **argv)
 				progname);
 			return 2;
 		case OPT_NOSUBST: set.no_substitutes = 1; break;
+		case OPT_SUBST_URLS: set.substitute_urls = optarg; break;
 		case OPT_DEBUG: set.debug = 1; break;
 		case OPT_KEEP_DRV:
 			if (yes_no("gc-keep-derivations", optarg, &set.gc_keep_derivations))
@@ -245,10 +250,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: unexpected argument '%s'\n", progname, argv[optind]);
 		return 2;
 	}
-	set.conf_file = getenv("CIX_CONF_FILE") ? getenv("CIX_CONF_FILE") : DEFAULT_CONF;
-	if (daemon_trust_load(set.conf_file, &trust, &err) < 0) {
+	set.conf_file = cix_conf_file();
+	if (cix_conf_load(set.conf_file, &conf, &err) < 0) {
 		fprintf(stderr, "%s: %s\n", progname, err.msg);
 		return 1;
+	}
+	if (!set.substitute_urls)
+		set.substitute_urls = conf.substitute_urls;
+	if (set.substitute_urls) {
+		struct cix_substituter *subs;
+		size_t n;
+		if (cix_substituters_make(set.substitute_urls, NULL, &subs, &n, &err) < 0) {
+			fprintf(stderr, "%s: %s\n", progname, err.msg);
+			return 2;
+		}
+		cix_substituters_free(subs, n);
 	}
 	if (!set.socket_path) {
 		strbuf_addf(&sock, "%s/daemon-socket/socket", cix_state_dir());
@@ -264,7 +280,7 @@ int main(int argc, char **argv)
 	if (r < 0 || (fd = listen_on(set.socket_path)) < 0) {
 		if (r < 0)
 			fprintf(stderr, "%s: %s\n", progname, err.msg);
-		daemon_trust_release(&trust);
+		cix_conf_release(&conf);
 		strbuf_release(&sock);
 		return 1;
 	}
@@ -296,7 +312,7 @@ int main(int argc, char **argv)
 		if (pid == 0) {
 			close(fd);
 			signal(SIGCHLD, SIG_DFL);
-			_exit(daemon_serve(cfd, &set, &trust));
+			_exit(daemon_serve(cfd, &set, &conf));
 		}
 		if (pid > 0)
 			workers++;

@@ -1,6 +1,7 @@
 /* ops-add.c - the daemon's operations that move store content in and out */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "daemon.h"
+#include "narinfo.h"
 #include "encoding.h"
 #include "export.h"
 #include "nar.h"
@@ -217,11 +218,30 @@ static ssize_t tunnel_read(void *opaque, void *buf, size_t len)
 	return (ssize_t)k;
 }
 
+/* The signatures of sigs that a key of the ACL made over info, into good. */
+static void signed_by_acl(struct conn *c, const struct cix_path_info *info,
+			  const struct strvec *sigs, struct strbuf *good)
+{
+	struct cix_acl acl = CIX_ACL_INIT;
+	struct strbuf fp = STRBUF_INIT;
+	if (!sigs->nr || cix_acl_load(&acl, NULL) < 0 ||
+	    cix_path_fingerprint(c->s->store_dir, info->path, &info->nar_hash, info->nar_size,
+				 (const char *const *)info->refs, info->nr_refs, &fp, NULL) < 0)
+		goto out;
+	for (size_t i = 0; i < sigs->nr; i++)
+		if (cix_verify_detached(sigs->v[i], fp.buf, fp.len, acl.keys, acl.nr) == 1)
+			strbuf_addf(good, "%s%s", good->len ? " " : "", sigs->v[i]);
+out:
+	cix_acl_release(&acl);
+	strbuf_release(&fp);
+}
+
 static int op_add_to_store_nar(struct conn *c, struct cix_err *err)
 {
 	struct strbuf path = STRBUF_INIT, deriver = STRBUF_INIT, hash = STRBUF_INIT,
 		      ca = STRBUF_INIT;
 	struct strvec refs = STRVEC_INIT, sigs = STRVEC_INIT;
+	struct strbuf good = STRBUF_INIT;
 	struct cix_path_info info = { 0 };
 	uint64_t reg_time, nar_size;
 	int ultimate, repair, dont_check, r;
@@ -257,7 +277,15 @@ static int op_add_to_store_nar(struct conn *c, struct cix_err *err)
 	/* Untrusted clients: content-addressed paths only, no repair, checks on. */
 	if (!r && repair)
 		r = conn_need_trust(c, "repair paths", err);
-	int need_ca = !c->trusted;
+	/*
+	 * An input-addressed path from an untrusted client must carry a
+	 * signature by a key of the ACL over what it claims (its NAR hash is
+	 * then checked against the NAR): cix archive --import by a user.
+	 */
+	if (!r)
+		signed_by_acl(c, &info, &sigs, &good);
+	info.sigs = good.len ? good.buf : NULL;
+	int need_ca = !c->trusted && !good.len;
 	if (c->minor >= 23) {
 		struct cix_wire_source src = CIX_WIRE_SOURCE_INIT(&c->w);
 		if (!r)
@@ -297,6 +325,7 @@ out:
 	strbuf_release(&ca);
 	strvec_clear(&refs);
 	strvec_clear(&sigs);
+	strbuf_release(&good);
 	return r;
 }
 

@@ -121,15 +121,20 @@ static void *watch_hangup(void *arg)
 	}
 }
 
-/* Build drvs[0..n) with the client's options, streaming their output. */
-static int build(struct conn *c, const char *const *drvs, size_t n, struct cix_err *err)
+/*
+ * Substitute the plain paths, then build drvs[0..n) with the client's
+ * options (and caches), streaming their output.
+ */
+static int build(struct conn *c, const struct strvec *plain, const char *const *drvs, size_t n,
+		 struct cix_err *err)
 {
 	struct cix_build_opts o = c->build;
+	struct conn_subst cs = { 0 };
 	struct log_pump p = { c, -1, ((uint64_t)getpid() << 32) | ++c->next_activity, 0 };
 	struct strbuf text = STRBUF_INIT;
 	pthread_t th;
 	int pfd[2], r;
-	if (!n)
+	if (!n && !plain->nr)
 		return 0;
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return cix_error_errno(err, -errno, "cannot create a pipe");
@@ -137,10 +142,12 @@ static int build(struct conn *c, const char *const *drvs, size_t n, struct cix_e
 	o.log_fd = pfd[1];
 	if (n == 1)
 		strbuf_addf(&text, "building '%s'", drvs[0]);
-	else
+	else if (n)
 		strbuf_addf(&text, "building %zu derivations", n);
+	else
+		strbuf_addf(&text, "substituting %zu paths", plain->nr);
 	struct cix_wire_field fields[4] = {
-		{ 1, 0, drvs[0] }, { 1, 0, "" }, { 0, 1, NULL }, { 0, 1, NULL },
+		{ 1, 0, n ? drvs[0] : plain->v[0] }, { 1, 0, "" }, { 0, 1, NULL }, { 0, 1, NULL },
 	};
 	cix_wire_start_activity(&c->w, c->minor, p.activity, 3, 105, text.buf, fields, 4, 0);
 	cix_wire_flush(&c->w, NULL);
@@ -158,7 +165,13 @@ static int build(struct conn *c, const char *const *drvs, size_t n, struct cix_e
 		hw.stop_fd = stop[0];
 		watching = pthread_create(&wth, NULL, watch_hangup, &hw) == 0;
 	}
-	r = cix_build_derivations(c->s, drvs, n, &o, err);
+	r = conn_substitute_paths(c, (const char *const *)plain->v, plain->nr, o.log_fd, err);
+	if (r >= 0 && (r = conn_subst_setup(c, &cs, o.log_fd, err)) >= 0) {
+		o.subst = &cs.so;
+		o.fallback = c->fallback;
+		r = n ? cix_build_derivations(c->s, drvs, n, &o, err) : 0;
+	}
+	conn_subst_release(&cs);
 	if (watching) {
 		close(stop[1]);
 		stop[1] = -1;
@@ -179,7 +192,7 @@ static int build(struct conn *c, const char *const *drvs, size_t n, struct cix_e
 
 /* Read the DerivedPaths and check them; derivations go to drvs. */
 static int read_targets(struct conn *c, struct strvec *targets, struct strvec *drvs,
-			struct cix_err *err)
+			struct strvec *plain, struct cix_err *err)
 {
 	struct strbuf p = STRBUF_INIT;
 	int r = cix_wire_read_strings(&c->w, targets, CIX_WIRE_MAX_LIST, CIX_WIRE_MAX_PATH + 1024, err);
@@ -190,7 +203,7 @@ static int read_targets(struct conn *c, struct strvec *targets, struct strvec *d
 		if (is_drv && strchr(targets->v[i], '!'))
 			strvec_push(drvs, p.buf);
 		else if ((r = cix_db_is_valid(c->s->db, p.buf, err)) == 0)
-			r = cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid", p.buf);
+			strvec_push(plain, p.buf);   /* substituted, if it can be */
 		else if (r > 0)
 			r = 0;
 	}
@@ -212,12 +225,12 @@ static int read_build_mode(struct conn *c, struct cix_err *err)
 
 static int op_build_paths(struct conn *c, struct cix_err *err)
 {
-	struct strvec targets = STRVEC_INIT, drvs = STRVEC_INIT;
-	int r = read_targets(c, &targets, &drvs, err);
+	struct strvec targets = STRVEC_INIT, drvs = STRVEC_INIT, plain = STRVEC_INIT;
+	int r = read_targets(c, &targets, &drvs, &plain, err);
 	if (!r)
 		r = read_build_mode(c, err);
 	if (!r)
-		r = build(c, (const char *const *)drvs.v, drvs.nr, err);
+		r = build(c, &plain, (const char *const *)drvs.v, drvs.nr, err);
 	c->build.check = 0;
 	if (!r) {
 		conn_last(c);
@@ -225,6 +238,7 @@ static int op_build_paths(struct conn *c, struct cix_err *err)
 	}
 	strvec_clear(&targets);
 	strvec_clear(&drvs);
+	strvec_clear(&plain);
 	return r;
 }
 
@@ -257,13 +271,13 @@ static unsigned status_of(int r)
 /* BuildPathsWithResults: one BuildResult per target, failures included. */
 static int op_build_paths_with_results(struct conn *c, struct cix_err *err)
 {
-	struct strvec targets = STRVEC_INIT, drvs = STRVEC_INIT;
+	struct strvec targets = STRVEC_INIT, drvs = STRVEC_INIT, plain = STRVEC_INIT;
 	struct cix_err berr = { 0 };
-	int r = read_targets(c, &targets, &drvs, err), br = 0;
+	int r = read_targets(c, &targets, &drvs, &plain, err), br = 0;
 	if (!r)
 		r = read_build_mode(c, err);
 	if (!r)
-		br = build(c, (const char *const *)drvs.v, drvs.nr, &berr);
+		br = build(c, &plain, (const char *const *)drvs.v, drvs.nr, &berr);
 	c->build.check = 0;
 	if (!r) {
 		conn_last(c);
@@ -276,6 +290,7 @@ static int op_build_paths_with_results(struct conn *c, struct cix_err *err)
 	}
 	strvec_clear(&targets);
 	strvec_clear(&drvs);
+	strvec_clear(&plain);
 	return r;
 }
 
@@ -283,9 +298,10 @@ static int op_ensure_path(struct conn *c, struct cix_err *err)
 {
 	struct strbuf p = STRBUF_INIT;
 	int r = conn_read_path(c, &p, err);
-	if (!r && (r = cix_db_is_valid(c->s->db, p.buf, err)) == 0)
-		r = cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid and has no substitute",
-			      p.buf);
+	if (!r && (r = cix_db_is_valid(c->s->db, p.buf, err)) == 0) {
+		const char *one = p.buf;
+		r = conn_substitute_paths(c, &one, 1, -1, err);
+	}
 	if (r > 0) {
 		r = 0;
 		conn_last(c);
@@ -295,36 +311,18 @@ static int op_ensure_path(struct conn *c, struct cix_err *err)
 	return r;
 }
 
-/* What building the targets would build: derivations with invalid outputs. */
-static int missing_drv(struct conn *c, const char *drv_path, struct strvec *will_build,
-		       int depth, struct cix_err *err)
-{
-	struct cix_drv *drv;
-	int r, all_valid = 1;
-	for (size_t i = 0; i < will_build->nr; i++)
-		if (!strcmp(will_build->v[i], drv_path))
-			return 0;
-	if (depth > 1024)
-		return cix_error(err, -CIX_ELIMIT, "derivations nested too deep");
-	if ((r = cix_drv_parse_file(drv_path, c->s->store_dir, &drv, err)) < 0)
-		return r;
-	for (size_t i = 0; all_valid && i < drv->nr_outputs; i++)
-		if ((r = cix_db_is_valid(c->s->db, drv->outputs[i].path, err)) <= 0)
-			all_valid = 0;
-	if (r >= 0 && !all_valid) {
-		strvec_push(will_build, drv_path);
-		for (size_t i = 0; r >= 0 && i < drv->nr_input_drvs; i++)
-			r = missing_drv(c, drv->input_drvs[i].path, will_build, depth + 1, err);
-	}
-	cix_drv_free(drv);
-	return r < 0 ? r : 0;
-}
-
+/* What building the targets would build and fetch (cix_build_plan). */
 static int op_query_missing(struct conn *c, struct cix_err *err)
 {
-	struct strvec targets = STRVEC_INIT, will_build = STRVEC_INIT, unknown = STRVEC_INIT;
+	struct strvec targets = STRVEC_INIT, drvs = STRVEC_INIT, unknown = STRVEC_INIT;
+	struct cix_build_missing m = { STRVEC_INIT, STRVEC_INIT, 0, 0 };
+	struct cix_build_opts o = c->build;
+	struct conn_subst cs = { 0 };
 	struct strbuf p = STRBUF_INIT;
 	int r = cix_wire_read_strings(&c->w, &targets, CIX_WIRE_MAX_LIST, CIX_WIRE_MAX_PATH + 1024, err);
+	if (!r)
+		r = conn_subst_setup(c, &cs, -1, err);
+	o.subst = &cs.so;
 	for (size_t i = 0; !r && i < targets.nr; i++) {
 		int is_drv;
 		if ((r = derived_path(c, targets.v[i], &p, &is_drv, err)) < 0)
@@ -334,23 +332,47 @@ static int op_query_missing(struct conn *c, struct cix_err *err)
 		if (!r) {
 			strvec_push(&unknown, p.buf);
 		} else if (is_drv && strchr(targets.v[i], '!')) {
-			r = missing_drv(c, p.buf, &will_build, 0, err);
+			strvec_push(&drvs, p.buf);
 		}
-		if (r > 0)
-			r = 0;
+		r = 0;
 	}
+	if (!r)
+		r = cix_build_plan(c->s, (const char *const *)drvs.v, drvs.nr, &o, &m, err);
 	if (!r) {
+		/* Plain paths: fetched, if a cache has them, or unknown. */
+		struct cix_subst plan;
+		struct strvec still = STRVEC_INIT;
+		cix_subst_init(&plan, c->s, &cs.so);
+		for (size_t i = 0; i < unknown.nr; i++) {
+			size_t before = plan.nr;
+			const char *one = unknown.v[i];
+			if (cs.so.nr_subs && cix_subst_want(&plan, &one, 1, NULL) > 0) {
+				for (size_t k = before; k < plan.nr; k++) {
+					const struct cix_narinfo *ni = &plan.items[k].ni;
+					strvec_push(&m.fetches, plan.items[k].path);
+					m.download_size += ni->has_file_size ? ni->file_size : ni->nar_size;
+					m.nar_size += ni->nar_size;
+				}
+			} else {
+				strvec_push(&still, one);
+			}
+		}
+		cix_subst_release(&plan);
 		conn_last(c);
-		cix_wire_write_strings(&c->w, (const char *const *)will_build.v, will_build.nr);
-		cix_wire_write_u64(&c->w, 0);   /* willSubstitute */
-		cix_wire_write_strings(&c->w, (const char *const *)unknown.v, unknown.nr);
-		cix_wire_write_u64(&c->w, 0);   /* downloadSize */
-		cix_wire_write_u64(&c->w, 0);   /* narSize */
+		cix_wire_write_strings(&c->w, (const char *const *)m.builds.v, m.builds.nr);
+		cix_wire_write_strings(&c->w, (const char *const *)m.fetches.v, m.fetches.nr);
+		cix_wire_write_strings(&c->w, (const char *const *)still.v, still.nr);
+		cix_wire_write_u64(&c->w, m.download_size);
+		cix_wire_write_u64(&c->w, m.nar_size);
+		strvec_clear(&still);
 	}
+	conn_subst_release(&cs);
 	strbuf_release(&p);
 	strvec_clear(&targets);
-	strvec_clear(&will_build);
+	strvec_clear(&drvs);
 	strvec_clear(&unknown);
+	strvec_clear(&m.builds);
+	strvec_clear(&m.fetches);
 	return r;
 }
 

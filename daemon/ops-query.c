@@ -295,7 +295,8 @@ static int op_query_substitutable_path_infos(struct conn *c, struct cix_err *err
 }
 
 /* A setting given by name; those that would weaken isolation are ignored. */
-static void set_override(struct conn *c, const char *key, const char *value)
+static void set_override(struct conn *c, const char *key, const char *value,
+			 struct strbuf *subst, int *have_subst)
 {
 	unsigned long long v;
 	int num = cix_parse_decimal(value, ULLONG_MAX, &v) == 0;
@@ -307,29 +308,94 @@ static void set_override(struct conn *c, const char *key, const char *value)
 		c->build.max_log = v;
 	else if (!strcmp(key, "cores") && num && v <= 1024)
 		c->build.cores = (unsigned)v;
-	else if (!strcmp(key, "max-jobs") && num && v && v <= 1024)
-		c->build.max_jobs = (unsigned)v;
-	else if (!strcmp(key, "keep-failed"))
+	else if (!strcmp(key, "max-jobs") && num && v <= 1024) {
+		c->build.no_build = v == 0;
+		if (v)
+			c->build.max_jobs = (unsigned)v;
+	} else if (!strcmp(key, "keep-failed"))
 		c->build.keep_failed = !strcmp(value, "true");
-	/* sandbox, build-users-group, substituters...: the daemon's own */
+	else if (!strcmp(key, "fallback"))
+		c->fallback = !strcmp(value, "true");
+	else if (!strcmp(key, "substituters") || !strcmp(key, "substitute-urls")) {
+		strbuf_setlen(subst, 0);
+		strbuf_addstr(subst, value);
+		*have_subst = 1;
+	}
+	/* sandbox, build-users-group, trusted-public-keys...: the daemon's own */
+}
+
+/* Is url one of the daemon's caches? */
+static int daemon_has(const struct conn *c, const char *url)
+{
+	const char *list = c->settings->substitute_urls;
+	size_t n = strlen(url);
+	while (n > 1 && url[n - 1] == '/')
+		n--;
+	for (const char *p = list; p && *p;) {
+		size_t len = strcspn(p, " \t\n"), l = len;
+		while (l > 1 && p[l - 1] == '/')
+			l--;
+		if (l == n && !strncmp(p, url, n))
+			return 1;
+		p += len;
+		p += strspn(p, " \t\n");
+	}
+	return 0;
+}
+
+/*
+ * The caches a client asks for: a trusted client's as they are; of an
+ * untrusted one's, only those the daemon uses itself (so that no user
+ * makes the daemon read a file:// directory or a server of their choice).
+ */
+static void choose_substituters(struct conn *c, const char *urls)
+{
+	struct strvec v = STRVEC_INIT;
+	struct strbuf ok = STRBUF_INIT;
+	strvec_split(&v, urls, " \t\n");
+	for (size_t i = 0; i < v.nr && i < 64; i++) {
+		if (c->trusted || daemon_has(c, v.v[i])) {
+			strbuf_addf(&ok, "%s%s", ok.len ? " " : "", v.v[i]);
+		} else {
+			struct strbuf m = STRBUF_INIT;
+			strbuf_addf(&m, "warning: ignoring substitute URL '%s': only trusted users "
+				    "may use caches the daemon does not\n", v.v[i]);
+			cix_wire_stderr_next(&c->w, m.buf);
+			strbuf_release(&m);
+		}
+	}
+	free(c->substitute_urls);
+	c->substitute_urls = ok.len ? strbuf_detach(&ok, NULL) : NULL;
+	strbuf_release(&ok);
+	strvec_clear(&v);
 }
 
 /*
  * Settings a client may change: what only affects its own builds. Others
- * (sandbox, substituters, build users...) are the daemon's: ignored
- * unless the client is trusted, and then still ignored when they would
- * weaken isolation.
+ * (sandbox, build users...) are the daemon's: ignored unless the client
+ * is trusted, and then still ignored when they would weaken isolation.
  */
 static int op_set_options(struct conn *c, struct cix_err *err)
 {
 	uint64_t v[12], n;
-	struct strbuf k = STRBUF_INIT, val = STRBUF_INIT;
-	int r = 0;
+	struct strbuf k = STRBUF_INIT, val = STRBUF_INIT, subst = STRBUF_INIT;
+	int r = 0, have_subst = 0;
 	/* keepFailed keepGoing tryFallback verbosity maxBuildJobs maxSilentTime
 	   useBuildHook verboseBuild logType printBuildTrace buildCores useSubstitutes */
 	for (int i = 0; !r && i < 12; i++)
 		r = cix_wire_read_u64(&c->w, &v[i], err);
-	if (!r && c->minor >= 12) {
+	if (r)
+		goto out;
+	c->build.keep_failed = v[0] != 0;
+	c->fallback = v[2] != 0;
+	c->build.no_build = v[4] == 0;
+	if (v[4] && v[4] <= 1024)
+		c->build.max_jobs = (unsigned)v[4];
+	if (v[5] < 10ULL * 365 * 86400)
+		c->build.max_silent = (unsigned)v[5];
+	if (v[10] <= 1024)
+		c->build.cores = (unsigned)v[10];
+	if (c->minor >= 12) {
 		if (!(r = cix_wire_read_u64(&c->w, &n, err)) && n > 1024) {
 			c->broken = 1;
 			r = cix_error(err, -CIX_ELIMIT, "too many settings");
@@ -337,21 +403,24 @@ static int op_set_options(struct conn *c, struct cix_err *err)
 		for (uint64_t i = 0; !r && i < n; i++)
 			if (!(r = cix_wire_read_string(&c->w, &k, 256, err)) &&
 			    !(r = cix_wire_read_string(&c->w, &val, 65536, err)))
-				set_override(c, k.buf, val.buf);
+				set_override(c, k.buf, val.buf, &subst, &have_subst);
 	}
 	if (r)
 		goto out;
-	c->build.keep_failed = v[0] != 0;
-	if (v[4] && v[4] <= 1024)
-		c->build.max_jobs = (unsigned)v[4];
-	if (v[5] < 10ULL * 365 * 86400)
-		c->build.max_silent = (unsigned)v[5];
-	if (v[10] <= 1024)
-		c->build.cores = (unsigned)v[10];
+	/* The daemon's caches, those the client chose among them, or none. */
+	free(c->substitute_urls);
+	c->substitute_urls = NULL;
+	if (v[11] && !c->settings->no_substitutes) {
+		if (have_subst)
+			choose_substituters(c, subst.buf);
+		else if (c->settings->substitute_urls)
+			c->substitute_urls = xstrdup(c->settings->substitute_urls);
+	}
 	conn_last(c);
 out:
 	strbuf_release(&k);
 	strbuf_release(&val);
+	strbuf_release(&subst);
 	return r;
 }
 

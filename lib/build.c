@@ -14,6 +14,7 @@
 #include "buildlog.h"
 #include "strvec.h"
 #include "store-path.h"
+#include "build-int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,28 +28,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MAX_DEPTH 1024
 
 
-/* One derivation being built. */
-struct building {
-	pthread_mutex_t *lock;   /* held except while the builder runs */
-	int check;               /* rebuild valid outputs and compare */
-	struct cix_store *s;
-	const char *drv_path;
-	struct cix_drv *drv;
-	const struct cix_build_opts *opts;
-	struct cix_path_lock *locks;
-	size_t nr_locks;
-	char *build_dir;
-	struct cix_build_user user;  /* or none: a user namespace */
-	/*
-	 * Outputs valid before the build (some of them may be, when others
-	 * were deleted): left exactly as they are, whatever the build does
-	 * (security.md item 13); the build's copies of them are dropped.
-	 */
-	unsigned char *valid;
-};
 
 /* ---- The builder's environment, as Nix sets it ---- */
 
@@ -583,7 +564,7 @@ static int register_outputs(struct building *b, const struct cix_db_graph *input
 	return r;
 }
 
-static int outputs_valid(struct cix_store *s, const struct cix_drv *drv, struct cix_err *err)
+int cix_build_outputs_valid(struct cix_store *s, const struct cix_drv *drv, struct cix_err *err)
 {
 	for (size_t i = 0; i < drv->nr_outputs; i++) {
 		int r = cix_db_is_valid(s->db, drv->outputs[i].path, err);
@@ -613,7 +594,7 @@ static void keep_build_dir(struct building *b, struct cix_err *err)
 	free(kept);
 }
 
-static int build(struct building *b, struct cix_err *err)
+int cix_build_one(struct building *b, struct cix_err *err)
 {
 	struct cix_store *s = b->s;
 	const struct cix_drv *drv = b->drv;
@@ -637,7 +618,7 @@ static int build(struct building *b, struct cix_err *err)
 	pthread_mutex_lock(b->lock);
 	if (b->check) {
 		/* Only what is valid can be checked; it stays as it is. */
-		if (!r && (r = outputs_valid(s, drv, err)) == 0)
+		if (!r && (r = cix_build_outputs_valid(s, drv, err)) == 0)
 			r = cix_error(err, -CIX_ENOTFOUND,
 				      "some outputs of '%s' are not valid, so checking is not possible",
 				      b->drv_path);
@@ -645,7 +626,7 @@ static int build(struct building *b, struct cix_err *err)
 			r = 0;
 	} else {
 		/* Someone else may have built it while we waited. */
-		if (!r && (r = outputs_valid(s, drv, err)) != 0)
+		if (!r && (r = cix_build_outputs_valid(s, drv, err)) != 0)
 			goto out;
 		b->valid = xcalloc(drv->nr_outputs + 1, 1);
 		for (size_t i = 0; !r && i < drv->nr_outputs; i++) {
@@ -739,184 +720,4 @@ out:
 	env_release(&env);
 	free(outs);
 	return r < 0 ? r : 0;
-}
-
-/* ---- Scheduling: every derivation once, inputs first, jobs in parallel ---- */
-
-enum { PENDING, RUNNING, DONE, FAILED };
-
-struct node {
-	int check;           /* --check this one even though it is valid */
-	char *drv_path;
-	struct cix_drv *drv;
-	size_t *deps;        /* nodes that must be DONE first */
-	size_t nr_deps;
-	int state;
-};
-
-struct sched {
-	struct cix_store *s;
-	const struct cix_build_opts *opts;
-	struct node *nodes;
-	size_t nr, alloc;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	size_t running;
-	int failed;
-	struct cix_err err;   /* the first failure */
-};
-
-/* Add drv_path and its input derivations; returns the node's index. */
-static long collect(struct sched *sc, const char *drv_path, int depth, struct cix_err *err)
-{
-	struct cix_store *s = sc->s;
-	struct cix_drv *drv;
-	long self;
-	int r;
-
-	for (size_t i = 0; i < sc->nr; i++)
-		if (!strcmp(sc->nodes[i].drv_path, drv_path))
-			return (long)i;
-	if (depth > MAX_DEPTH)
-		return cix_error(err, -CIX_ELIMIT, "derivations nested more than %d deep", MAX_DEPTH);
-	/*
-	 * What a build uses or makes is a temporary root from before it is
-	 * checked to the end of the process: the collector leaves it alone.
-	 */
-	if ((r = cix_store_add_temp_root(s, drv_path, err)) < 0)
-		return r;
-	if ((r = cix_db_is_valid(s->db, drv_path, err)) <= 0)
-		return r < 0 ? r : cix_error(err, -CIX_ENOTFOUND, "derivation '%s' is not valid",
-					     drv_path);
-	if ((r = cix_drv_parse_file(drv_path, s->store_dir, &drv, err)) < 0)
-		return r;
-	ALLOC_GROW(sc->nodes, sc->nr + 1, sc->alloc);
-	self = (long)sc->nr++;
-	sc->nodes[self] = (struct node){ .drv_path = xstrdup(drv_path), .drv = drv };
-	for (size_t i = 0; !r && i < drv->nr_outputs; i++)
-		r = cix_store_add_temp_root(s, drv->outputs[i].path, err);
-	if (!r)
-		r = cix_store_add_temp_roots(s, (const char *const *)drv->input_srcs,
-					     drv->nr_input_srcs, err);
-	if (r < 0 || (r = outputs_valid(s, drv, err)) < 0)
-		return r;
-	if (r > 0 && !(sc->opts->check && depth == 0)) {
-		sc->nodes[self].state = DONE;
-		return r < 0 ? r : self;
-	}
-	sc->nodes[self].check = sc->opts->check && depth == 0;
-	size_t *deps = xcalloc(drv->nr_input_drvs + 1, sizeof(*deps)), nr = 0;
-	for (size_t i = 0; i < drv->nr_input_drvs; i++) {
-		long d = collect(sc, drv->input_drvs[i].path, depth + 1, err);
-		if (d < 0) {
-			free(deps);
-			return d;
-		}
-		deps[nr++] = (size_t)d;
-	}
-	for (size_t i = 0; i < drv->nr_input_srcs; i++)
-		if ((r = cix_db_is_valid(s->db, drv->input_srcs[i], err)) <= 0) {
-			free(deps);
-			return r < 0 ? r : cix_error(err, -CIX_ENOTFOUND, "input '%s' of '%s' is not valid",
-						     drv->input_srcs[i], drv_path);
-		}
-	/* collect() may have moved the array: index again. */
-	sc->nodes[self].deps = deps;
-	sc->nodes[self].nr_deps = nr;
-	return self;
-}
-
-static long next_ready(struct sched *sc)
-{
-	for (size_t i = 0; i < sc->nr; i++) {
-		struct node *n = &sc->nodes[i];
-		int ready = n->state == PENDING;
-		for (size_t k = 0; ready && k < n->nr_deps; k++)
-			ready = sc->nodes[n->deps[k]].state == DONE;
-		if (ready)
-			return (long)i;
-	}
-	return -1;
-}
-
-static void *worker(void *arg)
-{
-	struct sched *sc = arg;
-	pthread_mutex_lock(&sc->lock);
-	for (;;) {
-		long i = sc->failed ? -1 : next_ready(sc);
-		if (i < 0) {
-			if (!sc->running)
-				break;
-			pthread_cond_wait(&sc->cond, &sc->lock);
-			continue;
-		}
-		struct node *n = &sc->nodes[i];
-		struct building b = { .lock = &sc->lock, .s = sc->s, .drv_path = n->drv_path,
-				      .drv = n->drv, .opts = sc->opts, .check = n->check,
-				      .user = CIX_BUILD_USER_INIT };
-		struct cix_err err = { 0 };
-		n->state = RUNNING;
-		sc->running++;
-		int r = build(&b, &err);
-		sc->running--;
-		sc->nodes[i].state = r < 0 ? FAILED : DONE;
-		if (r < 0 && !sc->failed) {
-			sc->failed = 1;
-			sc->err = err;
-		}
-		pthread_cond_broadcast(&sc->cond);
-	}
-	pthread_cond_broadcast(&sc->cond);
-	pthread_mutex_unlock(&sc->lock);
-	return NULL;
-}
-
-int cix_build_derivations(struct cix_store *s, const char *const *drv_paths, size_t n,
-			  const struct cix_build_opts *opts, struct cix_err *err)
-{
-	struct sched sc = { .s = s, .opts = opts };
-	unsigned jobs = opts->max_jobs ? opts->max_jobs : 1;
-	pthread_t *th = xcalloc(jobs, sizeof(*th));
-	long r = 0;
-
-	pthread_mutex_init(&sc.lock, NULL);
-	pthread_cond_init(&sc.cond, NULL);
-	cix_build_dirs_clean(s);
-	for (size_t i = 0; r >= 0 && i < n; i++)
-		r = collect(&sc, drv_paths[i], 0, err);
-	if (r >= 0) {
-		unsigned started = 0;
-		for (unsigned j = 0; j < jobs; j++)
-			if (!pthread_create(&th[j], NULL, worker, &sc))
-				started++;
-			else
-				break;
-		if (!started)
-			worker(&sc);
-		for (unsigned j = 0; j < started; j++)
-			pthread_join(th[j], NULL);
-		r = 0;
-		if (sc.failed) {
-			if (err)
-				*err = sc.err;
-			r = sc.err.code ? sc.err.code : -CIX_EMISMATCH;
-		}
-	}
-	for (size_t i = 0; i < sc.nr; i++) {
-		free(sc.nodes[i].drv_path);
-		cix_drv_free(sc.nodes[i].drv);
-		free(sc.nodes[i].deps);
-	}
-	free(sc.nodes);
-	free(th);
-	pthread_cond_destroy(&sc.cond);
-	pthread_mutex_destroy(&sc.lock);
-	return r < 0 ? (int)r : 0;
-}
-
-int cix_build_derivation(struct cix_store *s, const char *drv_path,
-			 const struct cix_build_opts *opts, struct cix_err *err)
-{
-	return cix_build_derivations(s, &drv_path, 1, opts, err);
 }

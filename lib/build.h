@@ -4,6 +4,8 @@
 #define CIX_BUILD_H
 
 #include "store.h"
+#include "strvec.h"
+#include "substitute.h"
 
 /*
  * Processes and threads a build may have at once (a pids cgroup, or
@@ -26,6 +28,30 @@ struct cix_build_opts {
 	 * registered or replaced. Their inputs are realised as usual.
 	 */
 	int check;
+	/*
+	 * Substitutes: the missing outputs of a derivation are fetched from
+	 * these caches when they have them all (with their closure), and then
+	 * its inputs are not needed. NULL or no cache: everything is built.
+	 */
+	const struct cix_subst_opts *subst;
+	/* When substituting fails, build instead (else that is the error). */
+	int fallback;
+	/* --max-jobs=0: build nothing here; a derivation to build is an error. */
+	int no_build;
+	/*
+	 * What a client asks of the daemon (lib/remote.c), which has its own
+	 * caches: these URLs instead (among those it allows; NULL: its own),
+	 * or none at all.
+	 */
+	const char *substitute_urls;
+	int no_substitutes;
+};
+
+/* What realising some derivations would do (cix_build_plan). */
+struct cix_build_missing {
+	struct strvec builds;       /* derivations to build */
+	struct strvec fetches;      /* paths to fetch from substitutes */
+	uint64_t download_size, nar_size;
 };
 
 /*
@@ -52,5 +78,12 @@ int cix_build_derivation(struct cix_store *s, const char *drv_path,
 int cix_build_derivations(struct cix_store *s, const char *const *drv_paths, size_t n,
 			  const struct cix_build_opts *opts, struct cix_err *err);
 
+/*
+ * What cix_build_derivations would do with opts (asking the caches, but
+ * fetching and building nothing), appended to m.
+ */
+int cix_build_plan(struct cix_store *s, const char *const *drv_paths, size_t n,
+		   const struct cix_build_opts *opts, struct cix_build_missing *m,
+		   struct cix_err *err);
 
 #endif

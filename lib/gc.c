@@ -132,7 +132,13 @@ static int done_enough(const struct gc *g)
 }
 
 /* Invalidate, then delete, paths[0..n) (in order). */
-static int delete_batch(struct gc *g, const char *const *paths, size_t n, struct cix_err *err)
+/*
+ * Invalidate and delete paths; a tree that cannot be removed (changed
+ * under us) is left for the next run, the first such failure kept in
+ * *rm_err, and the others still go. < 0 only for database failures.
+ */
+static int delete_batch(struct gc *g, const char *const *paths, size_t n, struct cix_err *rm_err,
+			struct cix_err *err)
 {
 	unsigned char *done = xcalloc(n ? n : 1, 1);
 	long r = cix_db_invalidate_many(g->s->db, paths, n, done, err);
@@ -141,10 +147,10 @@ static int delete_batch(struct gc *g, const char *const *paths, size_t n, struct
 			continue;
 		struct cix_err e = { 0 };
 		const char *base = paths[i] + strlen(g->s->store_dir) + 1;
-		/* Invalid already: a failure here leaves garbage for the next run. */
 		if (cix_remove_tree_counted(g->s->store_fd, base, &g->res->bytes_freed, &e) < 0) {
-			r = cix_error(err, e.code, "%s", e.msg);
-			break;
+			if (!rm_err->code)
+				*rm_err = e;
+			continue;
 		}
 		g->res->nr_deleted++;
 		if (g->o->each && (r = g->o->each(paths[i], g->o->opaque)) < 0)
@@ -158,14 +164,17 @@ static int delete_in_order(struct gc *g, const size_t *order, size_t n, struct c
 {
 	size_t batch = g->o->max_freed ? 16 : BATCH;
 	const char **paths = xcalloc(batch, sizeof(*paths));
+	struct cix_err rm_err = { 0 };
 	int r = 0;
 	for (size_t i = 0; !r && i < n && !done_enough(g); i += batch) {
 		size_t m = n - i < batch ? n - i : batch;
 		for (size_t k = 0; k < m; k++)
 			paths[k] = g->all.paths[order[i + k]];
-		r = delete_batch(g, paths, m, err);
+		r = delete_batch(g, paths, m, &rm_err, err);
 	}
 	free(paths);
+	if (!r && rm_err.code)
+		r = cix_error(err, rm_err.code, "%s", rm_err.msg);
 	return r;
 }
 

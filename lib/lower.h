@@ -142,12 +142,5 @@ const char *cix_input_path(const struct cix_input *in);
 int cix_item_path(const char *store_dir, const struct cix_item *it, struct strbuf *out,
 		  struct cix_err *err);
 
-/*
- * Every derivation and source needed by the derivation drv_path that is
- * not valid yet: what `cix build -n` prints (the derivations to build, the
- * downloads among them).
- */
-int cix_lower_missing(struct cix_store *s, const char *drv_path, struct strvec *builds,
-		      struct strvec *downloads, struct cix_err *err);
 
 #endif

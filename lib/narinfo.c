@@ -502,3 +502,21 @@ void cix_cache_info_format(const struct cix_cache_info *ci, struct strbuf *out)
 	if (ci->has_priority)
 		strbuf_addf(out, "Priority: %d\n", ci->priority);
 }
+
+int cix_path_fingerprint(const char *store_dir, const char *path, const struct cix_hash *nar_hash,
+			 uint64_t nar_size, const char *const *refs, size_t nr_refs,
+			 struct strbuf *out, struct cix_err *err)
+{
+	struct cix_narinfo ni = CIX_NARINFO_INIT;
+	size_t skip = strlen(store_dir) + 1;
+	int r;
+
+	ni.store_path = (char *)path;
+	ni.nar_hash = *nar_hash;
+	ni.nar_size = nar_size;
+	for (size_t i = 0; i < nr_refs; i++)
+		strvec_push(&ni.refs, strlen(refs[i]) > skip ? refs[i] + skip : refs[i]);
+	r = cix_narinfo_fingerprint(&ni, store_dir, out, err);
+	strvec_clear(&ni.refs);
+	return r;
+}

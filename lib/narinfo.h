@@ -99,6 +99,11 @@ void cix_narinfo_format(const struct cix_narinfo *ni, const char *store_dir,
 int cix_narinfo_fingerprint(const struct cix_narinfo *ni, const char *store_dir,
 			    struct strbuf *out, struct cix_err *err);
 
+/* The same for a path (full) with its NAR hash and size and references (full paths). */
+int cix_path_fingerprint(const char *store_dir, const char *path, const struct cix_hash *nar_hash,
+			 uint64_t nar_size, const char *const *refs, size_t nr_refs,
+			 struct strbuf *out, struct cix_err *err);
+
 /*
  * A cache's nix-cache-info. Nix writes only "StoreDir: DIR"; caches may
  * add "WantMassQuery: 1" and "Priority: N". As Nix reads it: lines without

@@ -146,7 +146,7 @@ static int hashing_write(void *opaque, const void *data, size_t len)
  * The compressed NAR of path in the cache directory (made if need be):
  * its file name in file, its hash and size.
  */
-static int baked(struct cix_publish *p, const char *path, const char *hash_part,
+static int baked(const struct cix_publish_opts *o, const char *path, const char *hash_part,
 		 struct strbuf *file, struct cix_hash *fh, uint64_t *size, struct cix_err *err)
 {
 	struct strbuf meta = STRBUF_INIT, tmp = STRBUF_INIT, text = STRBUF_INIT;
@@ -155,7 +155,7 @@ static int baked(struct cix_publish *p, const char *path, const char *hash_part,
 	unsigned long long n;
 	int r = 0;
 
-	strbuf_addf(file, "%s/nar/%s.nar%s", p->o.cache_dir, hash_part, cix_comp_ext(p->o.comp));
+	strbuf_addf(file, "%s/nar/%s.nar%s", o->cache_dir, hash_part, cix_comp_ext(o->comp));
 	strbuf_addf(&meta, "%s.meta", file->buf);
 	/* "sha256:NIXBASE32 SIZE": what was made before. */
 	if (strbuf_read_file(&text, meta.buf, 4096) == 0 && text.len > 7 + 52 + 1 &&
@@ -168,7 +168,7 @@ static int baked(struct cix_publish *p, const char *path, const char *hash_part,
 		goto out;
 	}
 	strbuf_reset(&text);
-	strbuf_addf(&tmp, "%s/nar", p->o.cache_dir);
+	strbuf_addf(&tmp, "%s/nar", o->cache_dir);
 	if ((r = cix_mkdirs(tmp.buf, err)) < 0)
 		goto out;
 	strbuf_reset(&tmp);
@@ -179,7 +179,7 @@ static int baked(struct cix_publish *p, const char *path, const char *hash_part,
 		goto out;
 	}
 	cix_hash_init(&hs.h, CIX_HASH_SHA256);
-	z = cix_zsink_new(p->o.comp, p->o.level, hashing_write, &hs);
+	z = cix_zsink_new(o->comp, o->level, hashing_write, &hs);
 	r = cix_nar_dump(path, cix_zsink_write, z, err);
 	if (r == 0)
 		r = cix_zsink_finish(z, err);
@@ -201,6 +201,46 @@ out:
 	cix_zsink_free(z);
 	strbuf_release(&meta);
 	strbuf_release(&tmp);
+	strbuf_release(&text);
+	return r;
+}
+
+int cix_publish_to_cache(struct cix_store *s, const struct cix_publish_opts *o, const char *path,
+			 struct strbuf *out, struct cix_err *err)
+{
+	struct strbuf file = STRBUF_INIT, url = STRBUF_INIT, text = STRBUF_INIT;
+	const char *slash = strrchr(path, '/');
+	char hash_part[HASH_PART_LEN + 1];
+	struct cix_hash fh;
+	uint64_t size = 0;
+	int r;
+
+	if (!slash || strlen(slash + 1) < HASH_PART_LEN)
+		return cix_error(err, -CIX_EINVAL, "'%s' is not a store path", path);
+	memcpy(hash_part, slash + 1, HASH_PART_LEN);
+	hash_part[HASH_PART_LEN] = '\0';
+	if ((r = baked(o, path, hash_part, &file, &fh, &size, err)) < 0)
+		goto out;
+	strbuf_addf(&url, "nar/%s.nar%s", hash_part, cix_comp_ext(o->comp));
+	if ((r = cix_publish_narinfo(s, path, url.buf, o->comp, &fh, size,
+				     o->signing ? &o->key : NULL, &text, err)) < 0)
+		goto out;
+	/* Beside its NAR: the directory is a cache a static server can serve. */
+	strbuf_reset(&file);
+	strbuf_addf(&file, "%s/%s.narinfo", o->cache_dir, hash_part);
+	if ((r = cix_cache_write(file.buf, text.buf, text.len, err)) < 0)
+		goto out;
+	strbuf_reset(&file);
+	strbuf_addf(&file, "%s/nix-cache-info", o->cache_dir);
+	strbuf_reset(&url);
+	strbuf_addf(&url, "StoreDir: %s\n", s->store_dir);
+	if (access(file.buf, F_OK) < 0)
+		r = cix_cache_write(file.buf, url.buf, url.len, err);
+	if (!r && out)
+		strbuf_add(out, text.buf, text.len);
+out:
+	strbuf_release(&file);
+	strbuf_release(&url);
 	strbuf_release(&text);
 	return r;
 }
@@ -269,42 +309,32 @@ static int lookup(struct cix_publish *p, const char *hash_part, char **path, str
 static enum MHD_Result serve_narinfo(struct cix_publish *p, struct MHD_Connection *c,
 				     const char *hash_part)
 {
-	struct strbuf text = STRBUF_INIT, url = STRBUF_INIT, file = STRBUF_INIT;
+	struct strbuf text = STRBUF_INIT, url = STRBUF_INIT;
 	struct cix_err err = { 0 };
-	struct cix_hash fh;
-	uint64_t size = 0;
 	char *path = NULL;
 	enum MHD_Result ret;
-	int r;
+	int r, found;
 
 	pthread_mutex_lock(&p->lock);
 	r = lookup(p, hash_part, &path, &err);
-	if (r > 0 && p->o.cache_dir)
-		r = baked(p, path, hash_part, &file, &fh, &size, &err) < 0 ? -1 : 1;
-	if (r > 0) {
+	found = r > 0;
+	if (found && p->o.cache_dir) {
+		r = cix_publish_to_cache(p->s, &p->o, path, &text, &err);
+	} else if (found) {
 		strbuf_addf(&url, "nar/%s.nar%s", hash_part, cix_comp_ext(p->o.comp));
-		r = cix_publish_narinfo(p->s, path, url.buf, p->o.comp,
-					p->o.cache_dir ? &fh : NULL, size,
+		r = cix_publish_narinfo(p->s, path, url.buf, p->o.comp, NULL, 0,
 					p->o.signing ? &p->o.key : NULL, &text, &err);
-		/* Beside its NAR: the directory is a cache a static server can serve. */
-		if (r == 0 && p->o.cache_dir) {
-			strbuf_reset(&file);
-			strbuf_addf(&file, "%s/%s.narinfo", p->o.cache_dir, hash_part);
-			r = cix_cache_write(file.buf, text.buf, text.len, &err);
-		}
-		r = r < 0 ? r : 1;
 	}
 	pthread_mutex_unlock(&p->lock);
 	if (r < 0)
 		ret = failure(c, &err);
-	else if (r == 0)
+	else if (!found)
 		ret = not_found(c);
 	else
 		ret = reply(c, MHD_HTTP_OK, "text/x-nix-narinfo", text.buf, text.len, p->o.ttl);
 	free(path);
 	strbuf_release(&text);
 	strbuf_release(&url);
-	strbuf_release(&file);
 	return ret;
 }
 
@@ -323,7 +353,7 @@ static enum MHD_Result serve_nar(struct cix_publish *p, struct MHD_Connection *c
 	pthread_mutex_lock(&p->lock);
 	r = lookup(p, hash_part, &path, &err);
 	if (r > 0 && p->o.cache_dir)
-		r = baked(p, path, hash_part, &file, &fh, &size, &err) < 0 ? -1 : 1;
+		r = baked(&p->o, path, hash_part, &file, &fh, &size, &err) < 0 ? -1 : 1;
 	pthread_mutex_unlock(&p->lock);
 	if (r <= 0) {
 		ret = r < 0 ? failure(c, &err) : not_found(c);

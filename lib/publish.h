@@ -56,4 +56,13 @@ int cix_publish_narinfo(struct cix_store *s, const char *path, const char *url,
 			enum cix_comp comp, const struct cix_hash *file_hash, uint64_t file_size,
 			const struct cix_secret_key *key, struct strbuf *out, struct cix_err *err);
 
+/*
+ * Write the valid path into the cache directory o->cache_dir, as cix
+ * publish --cache does when it is asked for it: its NAR compressed (once),
+ * its narinfo (signed when o->signing), and nix-cache-info if missing;
+ * the narinfo's text appended to out when not NULL.
+ */
+int cix_publish_to_cache(struct cix_store *s, const struct cix_publish_opts *o, const char *path,
+			 struct strbuf *out, struct cix_err *err);
+
 #endif

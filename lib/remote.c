@@ -414,7 +414,13 @@ int cix_remote_add_nar(struct cix_remote *r, const struct cix_path_info *info,
 	cix_wire_write_u64(&r->w, (uint64_t)info->reg_time);
 	cix_wire_write_u64(&r->w, info->nar_size);
 	cix_wire_write_u64(&r->w, 0);   /* ultimate */
-	cix_wire_write_u64(&r->w, 0);   /* signatures */
+	{
+		struct strvec sigs = STRVEC_INIT;
+		if (info->sigs)
+			strvec_split(&sigs, info->sigs, " ");
+		cix_wire_write_strings(&r->w, (const char *const *)sigs.v, sigs.nr);
+		strvec_clear(&sigs);
+	}
 	cix_wire_write_str(&r->w, info->ca);
 	cix_wire_write_u64(&r->w, 0);   /* repair */
 	cix_wire_write_u64(&r->w, 1);   /* dontCheckSigs (the daemon decides) */
@@ -467,26 +473,66 @@ static int set_options(struct cix_remote *r, const struct cix_build_opts *o, str
 	cix_wire_write_u64(&r->w, 19);
 	cix_wire_write_u64(&r->w, (uint64_t)o->keep_failed);
 	cix_wire_write_u64(&r->w, 0);             /* keepGoing */
-	cix_wire_write_u64(&r->w, 0);             /* tryFallback */
+	cix_wire_write_u64(&r->w, (uint64_t)o->fallback);
 	cix_wire_write_u64(&r->w, 3);             /* verbosity: info */
-	cix_wire_write_u64(&r->w, o->max_jobs ? o->max_jobs : 1);
+	cix_wire_write_u64(&r->w, o->no_build ? 0 : o->max_jobs ? o->max_jobs : 1);
 	cix_wire_write_u64(&r->w, o->max_silent);
 	cix_wire_write_u64(&r->w, 1);             /* obsolete useBuildHook */
 	cix_wire_write_u64(&r->w, 0);             /* verboseBuild */
 	cix_wire_write_u64(&r->w, 0);             /* obsolete logType */
 	cix_wire_write_u64(&r->w, 0);             /* obsolete printBuildTrace */
 	cix_wire_write_u64(&r->w, o->cores);
-	cix_wire_write_u64(&r->w, 0);             /* useSubstitutes */
+	cix_wire_write_u64(&r->w, !o->no_substitutes);
 	/* what the fixed fields cannot say, by name */
 	char t[32], l[32];
 	snprintf(t, sizeof(t), "%u", o->timeout);
 	snprintf(l, sizeof(l), "%llu", o->max_log);
-	cix_wire_write_u64(&r->w, 2);
+	cix_wire_write_u64(&r->w, o->substitute_urls ? 3 : 2);
 	cix_wire_write_str(&r->w, "timeout");
 	cix_wire_write_str(&r->w, t);
 	cix_wire_write_str(&r->w, "max-build-log-size");
 	cix_wire_write_str(&r->w, l);
+	if (o->substitute_urls) {
+		cix_wire_write_str(&r->w, "substituters");
+		cix_wire_write_str(&r->w, o->substitute_urls);
+	}
 	return cix_remote_call(r, err);
+}
+
+/* The DerivedPaths DRV!* of every derivation. */
+static void write_targets(struct cix_remote *r, const char *const *drvs, size_t n)
+{
+	cix_wire_write_u64(&r->w, n);
+	for (size_t i = 0; i < n; i++) {
+		struct strbuf t = STRBUF_INIT;
+		strbuf_addf(&t, "%s!*", drvs[i]);
+		cix_wire_write_str(&r->w, t.buf);
+		strbuf_release(&t);
+	}
+}
+
+int cix_remote_query_missing(struct cix_remote *r, const char *const *drvs, size_t n,
+			     const struct cix_build_opts *opts, struct cix_build_missing *m,
+			     struct cix_err *err)
+{
+	struct strvec unknown = STRVEC_INIT;
+	int ret;
+	if ((ret = set_options(r, opts, err)) < 0)
+		return ret;
+	cix_wire_write_u64(&r->w, 40);
+	write_targets(r, drvs, n);
+	if ((ret = cix_remote_call(r, err)) < 0 ||
+	    (ret = cix_wire_read_strings(&r->w, &m->builds, CIX_WIRE_MAX_LIST, CIX_WIRE_MAX_PATH,
+					 err)) < 0 ||
+	    (ret = cix_wire_read_strings(&r->w, &m->fetches, CIX_WIRE_MAX_LIST, CIX_WIRE_MAX_PATH,
+					 err)) < 0 ||
+	    (ret = cix_wire_read_strings(&r->w, &unknown, CIX_WIRE_MAX_LIST, CIX_WIRE_MAX_PATH,
+					 err)) < 0 ||
+	    (ret = cix_wire_read_u64(&r->w, &m->download_size, err)) < 0 ||
+	    (ret = cix_wire_read_u64(&r->w, &m->nar_size, err)) < 0)
+		r->broken = 1;
+	strvec_clear(&unknown);
+	return ret < 0 ? ret : 0;
 }
 
 /* n BuildResults; the first failure becomes the error (104: not deterministic). */
@@ -542,13 +588,7 @@ int cix_remote_build(struct cix_remote *r, const char *const *drvs, size_t n,
 		return ret;
 	/* BuildPathsWithResults: a result per target says how it went. */
 	cix_wire_write_u64(&r->w, r->minor >= 34 ? 46 : 9);
-	cix_wire_write_u64(&r->w, n);
-	for (size_t i = 0; i < n; i++) {
-		struct strbuf t = STRBUF_INIT;
-		strbuf_addf(&t, "%s!*", drvs[i]);
-		cix_wire_write_str(&r->w, t.buf);
-		strbuf_release(&t);
-	}
+	write_targets(r, drvs, n);
 	cix_wire_write_u64(&r->w, opts->check ? 2 : 0);
 	if ((ret = cix_remote_call(r, err)) < 0)
 		return ret;

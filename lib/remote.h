@@ -46,6 +46,10 @@ int cix_remote_add_nar(struct cix_remote *r, const struct cix_path_info *info,
 /* NarFromPath: the path's NAR into sink. */
 int cix_remote_nar(struct cix_remote *r, const char *path, cix_sink_fn sink, void *opaque,
 		   struct cix_err *err);
+/* SetOptions from opts, then QueryMissing of DRV!* for each derivation. */
+int cix_remote_query_missing(struct cix_remote *r, const char *const *drvs, size_t n,
+			     const struct cix_build_opts *opts, struct cix_build_missing *m,
+			     struct cix_err *err);
 /* SetOptions from opts, then BuildPaths of DRV!* for each derivation (mode 2: check). */
 int cix_remote_build(struct cix_remote *r, const char *const *drvs, size_t n,
 		     const struct cix_build_opts *opts, struct cix_err *err);

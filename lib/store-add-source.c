@@ -296,10 +296,11 @@ out:
 	return r;
 }
 
-int cix_store_add_nar(struct cix_store *s, struct cix_path_info *info, int need_ca,
-		      cix_source_fn src, void *opaque, struct cix_err *err)
+int cix_store_add_nar_prepare(struct cix_store *s, const struct cix_path_info *info,
+			      cix_source_fn src, void *opaque, struct strbuf *tmp,
+			      struct cix_err *err)
 {
-	struct strbuf tmp = STRBUF_INIT, t = STRBUF_INIT;
+	struct strbuf t = STRBUF_INIT;
 	struct cix_hash h;
 	uint64_t size;
 	int r;
@@ -308,15 +309,27 @@ int cix_store_add_nar(struct cix_store *s, struct cix_path_info *info, int need_
 		return r;
 	if (info->deriver && *info->deriver && (r = cix_store_check_path(s, info->deriver, err)) < 0)
 		return r;
-	cix_store_tmp_name(&tmp);
-	strbuf_addf(&t, "%s/%s/%s", s->store_dir, TMP_DIR, tmp.buf);
-	if ((r = cix_nar_restore_flags(src, opaque, t.buf, CIX_RESTORE_CANONICAL, &h, &size, err)) < 0)
-		goto out;
-	if (memcmp(h.bytes, info->nar_hash.bytes, 32) || size != info->nar_size) {
+	cix_store_tmp_name(tmp);
+	strbuf_addf(&t, "%s/%s/%s", s->store_dir, TMP_DIR, tmp->buf);
+	if ((r = cix_nar_restore_flags(src, opaque, t.buf, CIX_RESTORE_CANONICAL, &h, &size, err)) == 0 &&
+	    (memcmp(h.bytes, info->nar_hash.bytes, 32) || size != info->nar_size))
 		r = cix_error(err, -CIX_EMISMATCH, "hash or size mismatch importing path '%s'",
 			      info->path);
-		goto out;
+	if (r < 0) {
+		cix_remove_tree_at(AT_FDCWD, t.buf, NULL);
+		strbuf_setlen(tmp, 0);
 	}
+	strbuf_release(&t);
+	return r;
+}
+
+int cix_store_add_nar_commit(struct cix_store *s, struct cix_path_info *info, int need_ca,
+			     const char *tmp, struct cix_err *err)
+{
+	struct strbuf t = STRBUF_INIT;
+	int r = 0;
+
+	strbuf_addf(&t, "%s/%s/%s", s->store_dir, TMP_DIR, tmp);
 	if (need_ca && (!info->ca || !*info->ca)) {
 		r = cix_error(err, -EPERM, "cannot add path '%s': it is not content-addressed "
 			      "and carries no trusted signature", info->path);
@@ -339,12 +352,22 @@ int cix_store_add_nar(struct cix_store *s, struct cix_path_info *info, int need_
 		r = cix_store_drv_outputs(s, info, t.buf, err);
 	if (!r && (r = cix_store_add_temp_root(s, info->path, err)) == 0 &&
 	    (r = cix_db_is_valid(s->db, info->path, err)) == 0)
-		r = cix_store_install(s, tmp.buf, info, err);
+		r = cix_store_install(s, tmp, info, err);
 	if (r > 0)
 		r = 0;
 out:
 	cix_remove_tree_at(AT_FDCWD, t.buf, NULL);
-	strbuf_release(&tmp);
 	strbuf_release(&t);
+	return r;
+}
+
+int cix_store_add_nar(struct cix_store *s, struct cix_path_info *info, int need_ca,
+		      cix_source_fn src, void *opaque, struct cix_err *err)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	int r = cix_store_add_nar_prepare(s, info, src, opaque, &tmp, err);
+	if (r == 0)
+		r = cix_store_add_nar_commit(s, info, need_ca, tmp.buf, err);
+	strbuf_release(&tmp);
 	return r;
 }

@@ -1,26 +1,120 @@
-/* substitute.c - store paths installed from a binary cache instead of built */
+/* substitute.c - finding substitutes: narinfos, trusted or not, remembered, planned */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "substitute.h"
-#include "compress.h"
+#include "cache-file.h"
 #include "db.h"
-#include "nar.h"
+#include "hash.h"
 #include "narinfo.h"
 #include "store.h"
 #include "strbuf.h"
 #include "strvec.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-#define MAX_DEPTH 10000        /* references followed, deep */
+#define MAX_ITEMS 1000000      /* paths of one plan */
 
-/* A fresh name for a download in the store's temporary directory. */
-static void temp_name(struct cix_store *s, const char *what, struct strbuf *out)
+void cix_subst_init(struct cix_subst *p, struct cix_store *s, const struct cix_subst_opts *opts)
+{
+	memset(p, 0, sizeof(*p));
+	p->s = s;
+	p->opts = opts;
+	p->checked = xcalloc(opts->nr_subs + 1, 1);
+	p->down = xcalloc(opts->nr_subs + 1, 1);
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+}
+
+void cix_subst_release(struct cix_subst *p)
+{
+	for (size_t i = 0; i < p->nr; i++) {
+		free(p->items[i].path);
+		cix_narinfo_release(&p->items[i].ni);
+		free(p->items[i].deps);
+	}
+	free(p->items);
+	free(p->checked);
+	free(p->down);
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
+	memset(p, 0, sizeof(*p));
+}
+
+
+/* ---- The narinfo cache: STATE/substitute-cache/URLHASH/HASHPART.{narinfo,miss} ---- */
+
+static void cache_name(const struct cix_subst *p, size_t sub, const char *hash_part,
+		       const char *ext, struct strbuf *out)
+{
+	const char *url = p->opts->subs[sub].url;
+	struct cix_hash h;
+	cix_hash_buf(CIX_HASH_SHA256, url, strlen(url), &h);
+	strbuf_addf(out, "%s/substitute-cache/", p->s->state_dir);
+	for (int i = 0; i < 8; i++)
+		strbuf_addf(out, "%02x", h.bytes[i]);
+	strbuf_addf(out, "/%.32s.%s", hash_part, ext);
+}
+
+static long ttl(long v, long dflt)
+{
+	return v == 0 ? dflt : v;
+}
+
+/* Is file there and younger than ttl seconds? */
+static int fresh(const char *file, long seconds)
+{
+	struct stat st;
+	if (seconds < 0 || lstat(file, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	return time(NULL) - st.st_mtime < seconds && st.st_mtime <= time(NULL) + 60;
+}
+
+/* 1: text from the cache; 0: a remembered miss; -1: nothing remembered. */
+static int cache_get(const struct cix_subst *p, size_t sub, const char *hash_part,
+		     struct strbuf *text)
+{
+	struct strbuf f = STRBUF_INIT;
+	int r = -1;
+	cache_name(p, sub, hash_part, "miss", &f);
+	if (fresh(f.buf, ttl(p->opts->negative_ttl, CIX_NARINFO_NEGATIVE_TTL))) {
+		r = 0;
+	} else {
+		strbuf_setlen(&f, 0);
+		cache_name(p, sub, hash_part, "narinfo", &f);
+		if (fresh(f.buf, ttl(p->opts->positive_ttl, CIX_NARINFO_POSITIVE_TTL)) &&
+		    strbuf_read_file(text, f.buf, CIX_NARINFO_MAX_SIZE) >= 0)
+			r = 1;
+	}
+	strbuf_release(&f);
+	return r;
+}
+
+/* Remember an answer (text NULL: a miss); failing to is no error. */
+static void cache_put(const struct cix_subst *p, size_t sub, const char *hash_part,
+		      const struct strbuf *text)
+{
+	struct strbuf f = STRBUF_INIT, other = STRBUF_INIT;
+	if (ttl(text ? p->opts->positive_ttl : p->opts->negative_ttl, 1) < 0)
+		return;
+	cache_name(p, sub, hash_part, text ? "narinfo" : "miss", &f);
+	cache_name(p, sub, hash_part, text ? "miss" : "narinfo", &other);
+	unlink(other.buf);
+	cix_cache_write(f.buf, text ? text->buf : "", text ? text->len : 0, NULL);
+	strbuf_release(&f);
+	strbuf_release(&other);
+}
+
+/* ---- Asking a cache ---- */
+
+/* A fresh name in the store's temporary directory. */
+void cix_subst_temp_name(struct cix_store *s, const char *what, struct strbuf *out)
 {
 	static unsigned long counter;
 	strbuf_addf(out, "%s/.cix-tmp/subst-%ld-%lu-%s", s->store_dir, (long)getpid(),
@@ -28,15 +122,15 @@ static void temp_name(struct cix_store *s, const char *what, struct strbuf *out)
 }
 
 /* url into memory (at most max bytes): 0, or -CIX_ENOTFOUND (404), or an error. */
-static int fetch_text(struct cix_store *s, const struct cix_substituter *sub, const char *url,
-		      uint64_t max, struct strbuf *out, struct cix_err *err)
+static int fetch_text(struct cix_subst *p, size_t sub, const char *url, uint64_t max,
+		      struct strbuf *out, struct cix_err *err)
 {
-	struct cix_fetch_opts fo = sub->fetch;
+	struct cix_fetch_opts fo = p->opts->subs[sub].fetch;
 	struct strbuf tmp = STRBUF_INIT;
 	int r;
 	fo.max_size = max;
 	fo.progress_fd = -1;
-	temp_name(s, "narinfo", &tmp);
+	cix_subst_temp_name(p->s, "narinfo", &tmp);
 	r = cix_fetch_url(url, tmp.buf, NULL, 0, 0, &fo, err);
 	if (r == 0 && strbuf_read_file(out, tmp.buf, max) < 0)
 		r = cix_error_errno(err, -errno, "cannot read '%s'", tmp.buf);
@@ -45,17 +139,60 @@ static int fetch_text(struct cix_store *s, const struct cix_substituter *sub, co
 	return r;
 }
 
-static int comp_of(const char *name, enum cix_comp *c, struct cix_err *err)
+static int network_error(int r)
 {
-	if (!strcmp(name, "none") || !*name)
-		*c = CIX_COMP_NONE;
-	else if (!strcmp(name, "xz"))
-		*c = CIX_COMP_XZ;
-	else if (!strcmp(name, "zstd"))
-		*c = CIX_COMP_ZSTD;
-	else
-		return cix_error(err, -CIX_EUNSUPPORTED, "unsupported compression '%s'", name);
-	return 0;
+	return r == -ECONNREFUSED || r == -ETIMEDOUT || r == -EIO || r == -EHOSTUNREACH ||
+	       r == -ENETUNREACH || r == -ECONNRESET;
+}
+
+static void mark_down(struct cix_subst *p, size_t sub, const char *why)
+{
+	if (!p->down[sub])
+		cix_fd_printf(p->opts->log_fd, "warning: substitutes of '%s' are not used: %s\n",
+			      p->opts->subs[sub].url, why);
+	p->down[sub] = 1;
+}
+
+/* Once per cache: it must be reachable, and its StoreDir ours when it says one. */
+static void check_cache(struct cix_subst *p, size_t sub)
+{
+	struct strbuf url = STRBUF_INIT, text = STRBUF_INIT;
+	struct cix_cache_info ci = { 0 };
+	struct cix_err err = { 0 };
+	int r;
+	if (p->checked[sub])
+		return;
+	p->checked[sub] = 1;
+	strbuf_addf(&url, "%s/nix-cache-info", p->opts->subs[sub].url);
+	r = fetch_text(p, sub, url.buf, CIX_CACHE_INFO_MAX_SIZE, &text, &err);
+	if (r == -CIX_ENOTFOUND)
+		r = 0;      /* a bare directory of narinfos will do */
+	else if (r == 0 && (r = cix_cache_info_parse(text.buf, text.len, &ci, &err)) == 0 &&
+		 ci.store_dir && strcmp(ci.store_dir, p->s->store_dir))
+		r = cix_error(&err, -CIX_EMISMATCH, "its store is '%s', not '%s'", ci.store_dir,
+			      p->s->store_dir);
+	if (r < 0)
+		mark_down(p, sub, err.msg);
+	cix_cache_info_release(&ci);
+	strbuf_release(&url);
+	strbuf_release(&text);
+}
+
+/*
+ * The narinfo's URL is relative to the cache, without ".." or a scheme:
+ * a narinfo never points at a file of this machine or another host.
+ */
+static int url_ok(const char *u)
+{
+	if (!*u || *u == '/' || strlen(u) > 1024)
+		return 0;
+	for (const char *c = u; *c; c++)
+		if (!(isalnum((unsigned char)*c) || strchr("._-+/", *c)))
+			return 0;
+	for (const char *c = u; c; c = strchr(c, '/'), c = c ? c + 1 : c)
+		if (!strncmp(c, "..", 2) && (c[2] == '/' || !c[2]))
+			return 0;
+	return 1;
 }
 
 /* Signed by a trusted key, or content-addressed (checked when added). */
@@ -75,126 +212,236 @@ static int trusted(const struct cix_narinfo *ni, const struct cix_substituter *s
 			 ni->store_path, sub->url);
 }
 
-/* The NAR of ni, fetched, checked and added as ni->store_path. */
-static int add_from_cache(struct cix_store *s, const struct cix_substituter *sub,
-			  const struct cix_narinfo *ni, struct cix_err *err)
+/*
+ * The narinfo of path from cache sub: 1 found and trusted; 0 not there
+ * (or the cache is unreachable); < 0 there but not to be trusted.
+ */
+static int ask(struct cix_subst *p, size_t sub, const char *path, struct cix_narinfo *ni,
+	       struct cix_err *err)
 {
-	struct cix_fetch_opts fo = sub->fetch;
-	struct strbuf url = STRBUF_INIT, tmp = STRBUF_INIT, refs = STRBUF_INIT;
-	struct cix_path_info info = { 0 };
-	struct cix_buf_source *src = NULL;
-	struct cix_zsource *z = NULL;
-	enum cix_comp c = CIX_COMP_NONE;
-	int r, fd = -1;
-
-	if ((r = comp_of(ni->compression, &c, err)) < 0)
-		return r;
-	strbuf_addf(&url, "%s/%s", sub->url, ni->url);
-	temp_name(s, "nar", &tmp);
-	/* Compressed, a NAR is rarely larger than itself and a little. */
-	fo.max_size = ni->has_file_size ? ni->file_size : ni->nar_size + ni->nar_size / 8 + 65536;
-	r = cix_fetch_url(url.buf, tmp.buf, ni->has_file_hash ? &ni->file_hash : NULL, 0, 0, &fo,
-			  err);
-	if (r < 0)
-		goto out;
-	if ((fd = open(tmp.buf, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
-		r = cix_error_errno(err, -errno, "cannot open '%s'", tmp.buf);
-		goto out;
-	}
-	src = xmalloc(sizeof(*src));
-	*src = (struct cix_buf_source)CIX_BUF_SOURCE_INIT(fd);
-	z = cix_zsource_new(c, cix_buf_source_read, src, ni->nar_size, url.buf);
-
-	info.path = xstrdup(ni->store_path);
-	info.nar_hash = ni->nar_hash;
-	info.nar_size = ni->nar_size;
-	info.refs = xcalloc(ni->refs.nr + 1, sizeof(*info.refs));
-	for (size_t i = 0; i < ni->refs.nr; i++) {
-		struct strbuf full = STRBUF_INIT;
-		strbuf_addf(&full, "%s/%s", s->store_dir, ni->refs.v[i]);
-		info.refs[info.nr_refs++] = strbuf_detach(&full, NULL);
-	}
-	if (ni->deriver) {
-		struct strbuf full = STRBUF_INIT;
-		strbuf_addf(&full, "%s/%s", s->store_dir, ni->deriver);
-		info.deriver = strbuf_detach(&full, NULL);
-	}
-	for (size_t i = 0; i < ni->sigs.nr; i++)
-		strbuf_addf(&refs, "%s%s", i ? " " : "", ni->sigs.v[i]);
-	if (refs.len)
-		info.sigs = strbuf_detach(&refs, NULL);
-	if (ni->ca)
-		info.ca = xstrdup(ni->ca);
-	r = cix_store_add_nar(s, &info, 0, cix_zsource_read, z, err);
-	if (r < 0 && cix_zsource_error(z)->code)
-		*err = *cix_zsource_error(z);
-	if (r == 0 && cix_zsource_finish(z, err) < 0)
-		/* Registered, but the file went on: a cache that pads its NARs. */
-		r = 0;
-out:
-	cix_zsource_free(z);
-	free(src);
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp.buf);
-	cix_path_info_release(&info);
-	strbuf_release(&url);
-	strbuf_release(&tmp);
-	strbuf_release(&refs);
-	return r;
-}
-
-static int substitute_one(struct cix_store *s, const struct cix_substituter *sub, const char *path,
-			  int depth, struct cix_err *err)
-{
+	const struct cix_substituter *sb = &p->opts->subs[sub];
 	struct strbuf url = STRBUF_INIT, text = STRBUF_INIT;
-	struct cix_narinfo ni = CIX_NARINFO_INIT;
-	const char *base = strrchr(path, '/');
+	const char *base = strrchr(path, '/') + 1;
 	int r;
 
-	if ((r = cix_store_is_valid(s, path, err)) != 0)
-		return r < 0 ? r : 1;
-	if (depth > MAX_DEPTH)
-		return cix_error(err, -CIX_ELIMIT, "references deeper than %d", MAX_DEPTH);
-	if (!base || strlen(base + 1) < 32)
-		return cix_error(err, -CIX_EINVAL, "'%s' is not a store path", path);
-	strbuf_addf(&url, "%s/%.32s.narinfo", sub->url, base + 1);
-	r = fetch_text(s, sub, url.buf, CIX_NARINFO_MAX_SIZE, &text, err);
-	if (r == -CIX_ENOTFOUND) {
-		cix_err_clear(err);
-		r = 0;
-		goto out;
-	}
-	if (r < 0 || (r = cix_narinfo_parse(text.buf, text.len, s->store_dir, &ni, err)) < 0)
-		goto out;
-	if (strcmp(ni.store_path, path)) {
-		r = cix_error(err, -CIX_EMISMATCH, "'%s' gives the narinfo of '%s', not of '%s'",
-			      url.buf, ni.store_path, path);
-		goto out;
-	}
-	if ((r = trusted(&ni, sub, s->store_dir, err)) < 0)
-		goto out;
-	/* What it refers to, first: a path is valid only with its references. */
-	for (size_t i = 0; i < ni.refs.nr; i++) {
-		struct strbuf ref = STRBUF_INIT;
-		strbuf_addf(&ref, "%s/%s", s->store_dir, ni.refs.v[i]);
-		if (strcmp(ref.buf, path))
-			r = substitute_one(s, sub, ref.buf, depth + 1, err);
-		strbuf_release(&ref);
-		if (r <= 0)
+	check_cache(p, sub);
+	if (p->down[sub])
+		return 0;
+	if ((r = cache_get(p, sub, base, &text)) < 0) {
+		strbuf_addf(&url, "%s/%.32s.narinfo", sb->url, base);
+		r = fetch_text(p, sub, url.buf, CIX_NARINFO_MAX_SIZE, &text, err);
+		if (r == -CIX_ENOTFOUND) {
+			cix_err_clear(err);
+			cache_put(p, sub, base, NULL);
+			r = 0;
 			goto out;
+		}
+		if (r < 0 && network_error(r)) {
+			mark_down(p, sub, err->msg);
+			cix_err_clear(err);
+			r = 0;
+			goto out;
+		}
+		if (r < 0)
+			goto out;
+		cache_put(p, sub, base, &text);
+		r = 1;
 	}
-	r = add_from_cache(s, sub, &ni, err);
-	r = r < 0 ? r : 1;
+	if (r == 0)
+		goto out;
+	strbuf_setlen(&url, 0);
+	strbuf_addf(&url, "%s/%.32s.narinfo", sb->url, base);
+	if ((r = cix_narinfo_parse(text.buf, text.len, p->s->store_dir, ni, err)) < 0)
+		goto out;
+	if (strcmp(ni->store_path, path))
+		r = cix_error(err, -CIX_EMISMATCH, "'%s' gives the narinfo of '%s', not of '%s'",
+			      url.buf, ni->store_path, path);
+	else if (!url_ok(ni->url))
+		r = cix_error(err, -CIX_EFORMAT, "'%s' points at '%s', not at a file of the cache",
+			      url.buf, ni->url);
+	else if ((r = trusted(ni, sb, p->s->store_dir, err)) == 0)
+		r = 1;
+	if (r < 0)
+		cix_narinfo_release(ni);
 out:
-	cix_narinfo_release(&ni);
 	strbuf_release(&url);
 	strbuf_release(&text);
 	return r;
 }
 
-int cix_substitute(struct cix_store *s, const struct cix_substituter *sub, const char *path,
-		   struct cix_err *err)
+/* Ask each cache in turn; the first trusted answer wins, else the first refusal. */
+static int lookup(struct cix_subst *p, const char *path, struct cix_narinfo *ni, size_t *which,
+		  struct cix_err *err)
 {
-	return substitute_one(s, sub, path, 0, err);
+	struct cix_err first = { 0 };
+	for (size_t i = 0; i < p->opts->nr_subs; i++) {
+		struct cix_err e = { 0 };
+		int r = ask(p, i, path, ni, &e);
+		if (r > 0) {
+			*which = i;
+			return 1;
+		}
+		if (r < 0 && !first.code)
+			first = e;
+	}
+	if (first.code && err)
+		*err = first;
+	return first.code;
+}
+
+/* ---- Planning ---- */
+
+static long find_item(const struct cix_subst *p, const char *path)
+{
+	for (size_t i = p->nr; i-- > 0;)
+		if (!strcmp(p->items[i].path, path))
+			return (long)i;
+	return -1;
+}
+
+/*
+ * Add path (not valid) after what it refers to; returns its index, or
+ * -1 with *res 0 (a miss) or < 0 (an error).
+ */
+static long plan(struct cix_subst *p, const char *path, int depth, int *res, struct cix_err *err)
+{
+	struct cix_narinfo ni = CIX_NARINFO_INIT;
+	size_t which = 0, *deps = NULL, nr = 0;
+	long self = find_item(p, path);
+	int r;
+
+	if (self >= 0)
+		return self;
+	if (depth > 10000 || p->nr >= MAX_ITEMS) {
+		*res = cix_error(err, -CIX_ELIMIT, "a closure deeper or larger than cix takes");
+		return -1;
+	}
+	if ((r = lookup(p, path, &ni, &which, err)) <= 0) {
+		*res = r;
+		return -1;
+	}
+	deps = xcalloc(ni.refs.nr + 1, sizeof(*deps));
+	for (size_t i = 0; i < ni.refs.nr; i++) {
+		struct strbuf ref = STRBUF_INIT;
+		long d = 0;
+		strbuf_addf(&ref, "%s/%s", p->s->store_dir, ni.refs.v[i]);
+		d = -2;   /* valid, or itself: nothing to wait for */
+		if (strcmp(ref.buf, path)) {
+			r = cix_store_is_valid(p->s, ref.buf, err);
+			if (r < 0)
+				*res = r, d = -1;
+			else if (r == 0)
+				d = plan(p, ref.buf, depth + 1, res, err);
+		}
+		strbuf_release(&ref);
+		if (d == -1) {
+			free(deps);
+			cix_narinfo_release(&ni);
+			return -1;
+		}
+		if (d >= 0)
+			deps[nr++] = (size_t)d;
+	}
+	ALLOC_GROW(p->items, p->nr + 1, p->alloc);
+	p->items[p->nr] = (struct cix_subst_item){ .path = xstrdup(path), .ni = ni, .sub = which,
+						   .deps = deps, .nr_deps = nr };
+	return (long)p->nr++;
+}
+
+static void truncate_plan(struct cix_subst *p, size_t nr)
+{
+	while (p->nr > nr) {
+		struct cix_subst_item *it = &p->items[--p->nr];
+		free(it->path);
+		cix_narinfo_release(&it->ni);
+		free(it->deps);
+	}
+}
+
+int cix_subst_want(struct cix_subst *p, const char *const *paths, size_t n, struct cix_err *err)
+{
+	size_t before = p->nr;
+	for (size_t i = 0; i < n; i++) {
+		int r = cix_store_check_path(p->s, paths[i], err), res = 0;
+		if (r == 0 && (r = cix_store_is_valid(p->s, paths[i], err)) == 0 &&
+		    plan(p, paths[i], 0, &res, err) < 0)
+			r = res;
+		if (r < 0 || (r == 0 && find_item(p, paths[i]) < 0)) {
+			truncate_plan(p, before);
+			return r;
+		}
+	}
+	return 1;
+}
+
+int cix_substituters_make(const char *urls, const struct cix_acl *acl,
+			  struct cix_substituter **subs, size_t *n, struct cix_err *err)
+{
+	struct strvec v = STRVEC_INIT;
+	const char *c = urls;
+	int r = 0;
+	*subs = NULL;
+	*n = 0;
+	while (c && *c) {
+		size_t len = strcspn(c, " \t\n");
+		if (len) {
+			struct strbuf u = STRBUF_INIT;
+			strbuf_add(&u, c, len);
+			while (u.len > 1 && u.buf[u.len - 1] == '/')
+				strbuf_setlen(&u, u.len - 1);
+			if (strncmp(u.buf, "http://", 7) && strncmp(u.buf, "https://", 8) &&
+			    strncmp(u.buf, "file:///", 8))
+				r = cix_error(err, -CIX_EINVAL, "'%s' is not an http, https or file URL",
+					      u.buf);
+			strvec_push(&v, u.buf);
+			strbuf_release(&u);
+		}
+		c += len;
+		c += strspn(c, " \t\n");
+	}
+	if (r < 0 || v.nr > 64) {
+		if (!r)
+			r = cix_error(err, -CIX_ELIMIT, "more than 64 substitute URLs");
+		strvec_clear(&v);
+		return r;
+	}
+	*subs = xcalloc(v.nr + 1, sizeof(**subs));
+	for (size_t i = 0; i < v.nr; i++) {
+		struct cix_substituter *s = &(*subs)[i];
+		s->url = xstrdup(v.v[i]);
+		s->keys = acl ? acl->keys : NULL;
+		s->nr_keys = acl ? acl->nr : 0;
+		cix_fetch_opts_init(&s->fetch);
+		s->fetch.connect_timeout_s = 5;
+		/* Only a cache that is a directory of this machine reads files. */
+		s->fetch.allow_file = !strncmp(s->url, "file:", 5);
+	}
+	*n = v.nr;
+	strvec_clear(&v);
+	return 0;
+}
+
+void cix_substituters_free(struct cix_substituter *subs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free((char *)subs[i].url);
+	free(subs);
+}
+
+int cix_acl_load(struct cix_acl *acl, struct cix_err *err)
+{
+	const char *conf = getenv("CIX_CONF_DIR");
+	struct strbuf file = STRBUF_INIT, text = STRBUF_INIT;
+	int r = 0;
+	strbuf_addf(&file, "%s/acl", conf && *conf ? conf : "/etc/cix");
+	if (strbuf_read_file(&text, file.buf, 1 << 20) < 0) {
+		if (errno != ENOENT)
+			r = cix_error_errno(err, -errno, "cannot read '%s'", file.buf);
+	} else if ((r = cix_acl_parse(text.buf, text.len, acl, err)) < 0) {
+		struct cix_err e = *err;
+		r = cix_error(err, e.code, "%s: %s", file.buf, e.msg);
+	}
+	strbuf_release(&file);
+	strbuf_release(&text);
+	return r;
 }

@@ -1,11 +1,15 @@
-/* substitute.h - store paths installed from a binary cache instead of built */
+/* substitute.h - store paths installed from binary caches instead of built */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #ifndef CIX_SUBSTITUTE_H
 #define CIX_SUBSTITUTE_H
 
+#include <pthread.h>
+
 #include "err.h"
 #include "fetch.h"
+#include "narinfo.h"
 #include "sign.h"
+#include "strbuf.h"
 
 struct cix_store;
 
@@ -20,19 +24,108 @@ struct cix_substituter {
 	struct cix_fetch_opts fetch;        /* timeouts, progress, size bounds */
 };
 
+/* Nix's defaults: a narinfo found is remembered 30 days, a miss an hour. */
+#define CIX_NARINFO_POSITIVE_TTL (30L * 86400)
+#define CIX_NARINFO_NEGATIVE_TTL 3600L
+/* Downloads at once by default, and the most a caller may ask for. */
+#define CIX_SUBST_JOBS 4
+#define CIX_SUBST_MAX_JOBS 64
+
+/* How substitutes are looked for: the caches, in order of preference. */
+struct cix_subst_opts {
+	const struct cix_substituter *subs;
+	size_t nr_subs;
+	unsigned jobs;       /* downloads at once (0: CIX_SUBST_JOBS) */
+	int log_fd;          /* a line per download and per cache found unusable, or -1 */
+	/*
+	 * Seconds the answers of a cache are remembered in
+	 * STATE/substitute-cache (0: the defaults above; < 0: not at all).
+	 * Every answer is checked again when used: a remembered narinfo must
+	 * still be signed by a key trusted now.
+	 */
+	long positive_ttl, negative_ttl;
+};
+
+enum { CIX_SUBST_PENDING, CIX_SUBST_RUNNING, CIX_SUBST_DONE, CIX_SUBST_FAILED };
+
+/* One path to fetch: its narinfo, from which cache, and what it waits for. */
+struct cix_subst_item {
+	char *path;
+	struct cix_narinfo ni;
+	size_t sub;          /* index in opts->subs */
+	size_t *deps;        /* items (its references) fetched first */
+	size_t nr_deps;
+	int state;
+	struct cix_err err;  /* why it failed */
+};
+
 /*
- * Install path and what it refers to (the references first) from the
- * cache: for each path not valid yet, its narinfo is fetched and must be
- * for that path, signed by a trusted key over Nix's fingerprint (a
- * content-addressed path may be unsigned: its content is checked against
- * its address), its NAR fetched (its FileHash checked when given),
- * decompressed (none, xz, zstd; at most NarSize bytes), and added with its
- * NarHash and NarSize checked and the narinfo's references and signatures
- * registered. 1: done; 0: the cache does not have path (or one it needs);
- * < 0: the cache has it but it cannot be trusted or fetched (nothing of
- * that path is registered).
+ * A substitution plan: the paths to fetch with their missing closure, in
+ * an order where references come before their referrers.
  */
-int cix_substitute(struct cix_store *s, const struct cix_substituter *sub, const char *path,
+struct cix_subst {
+	struct cix_store *s;
+	const struct cix_subst_opts *opts;
+	struct cix_subst_item *items;
+	size_t nr, alloc;
+	size_t first_pending;       /* items before it were run already */
+	unsigned char *checked;     /* per cache: its nix-cache-info was read */
+	unsigned char *down;        /* per cache: unreachable or unusable */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t running;
+	int failed;
+};
+
+void cix_subst_init(struct cix_subst *p, struct cix_store *s, const struct cix_subst_opts *opts);
+void cix_subst_release(struct cix_subst *p);
+
+/*
+ * Plan to fetch paths (those not valid yet) and the part of their closure
+ * that is not valid. 1: a trusted cache has every one of them, and they
+ * are in the plan; 0: some path is in no cache (an unreachable cache counts
+ * as having nothing); < 0: a cache has one but cannot be trusted for it (a
+ * bad signature, an unknown key, a narinfo for another path, a malformed
+ * one). On 0 or < 0 the plan is as it was.
+ */
+int cix_subst_want(struct cix_subst *p, const char *const *paths, size_t n,
 		   struct cix_err *err);
+
+/*
+ * Fetch what was planned and not run yet, opts->jobs at once, each path
+ * after its references: its NAR downloaded (FileHash checked when given),
+ * decompressed (none, xz, zstd; at most NarSize bytes), restored and added
+ * with its NarHash and NarSize checked and the narinfo's references,
+ * deriver and signatures registered. After a failure no new download
+ * starts; the first failure is returned and the items say which failed.
+ */
+int cix_subst_run(struct cix_subst *p, struct cix_err *err);
+
+/*
+ * Install path and its closure from one cache (cix store --substitute):
+ * 1: done; 0: the cache does not have path (or one it needs); < 0: the
+ * cache has it but it cannot be trusted or fetched (nothing of that path
+ * is registered).
+ */
+int cix_substitute(struct cix_store *s, const struct cix_subst_opts *opts, const char *path,
+		   struct cix_err *err);
+
+/*
+ * The substituters for urls (a space-separated list), each trusting the
+ * keys of acl. *subs is an array of *n, freed by cix_substituters_free.
+ * URLs must be http://, https:// or file://; trailing slashes are dropped.
+ */
+int cix_substituters_make(const char *urls, const struct cix_acl *acl,
+			  struct cix_substituter **subs, size_t *n, struct cix_err *err);
+void cix_substituters_free(struct cix_substituter *subs, size_t n);
+
+/* A fresh name in the store's temporary directory (internal). */
+void cix_subst_temp_name(struct cix_store *s, const char *what, struct strbuf *out);
+
+/*
+ * The ACL of this machine: CONF/acl, where CONF is $CIX_CONF_DIR or
+ * /etc/cix; a missing file is an empty ACL.
+ */
+int cix_acl_load(struct cix_acl *acl, struct cix_err *err);
 
 #endif

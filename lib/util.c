@@ -110,6 +110,22 @@ int cix_write_full(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+void cix_fd_printf(int fd, const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	int n;
+	if (fd < 0)
+		return;
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n >= 0) {
+		(void)!cix_write_full(fd, s, (size_t)n);
+		free(s);
+	}
+}
+
 int cix_cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);

@@ -41,6 +41,8 @@ CIX_NORETURN void cix_bug(const char *file, int line, const char *fmt, ...)
 /* Full read/write with EINTR and short transfer handling; -errno on error. */
 ssize_t cix_read_full(int fd, void *buf, size_t len);
 int cix_write_full(int fd, const void *buf, size_t len);
+/* A formatted message written whole to fd (nothing when fd < 0; errors ignored). */
+void cix_fd_printf(int fd, const char *fmt, ...) CIX_PRINTF(2, 3);
 
 /*
  * A whole decimal number (digits only: no sign, space or suffix) of at most

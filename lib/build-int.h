@@ -1,0 +1,39 @@
+/* build-int.h - between the builder (build.c) and the scheduler (build-sched.c) */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#ifndef CIX_BUILD_INT_H
+#define CIX_BUILD_INT_H
+
+#include <pthread.h>
+
+#include "build.h"
+#include "build-users.h"
+#include "drv.h"
+
+#define MAX_DEPTH 1024
+
+/* One derivation being built. */
+struct building {
+	pthread_mutex_t *lock;   /* held except while the builder runs */
+	int check;               /* rebuild valid outputs and compare */
+	struct cix_store *s;
+	const char *drv_path;
+	struct cix_drv *drv;
+	const struct cix_build_opts *opts;
+	struct cix_path_lock *locks;
+	size_t nr_locks;
+	char *build_dir;
+	struct cix_build_user user;  /* or none: a user namespace */
+	/*
+	 * Outputs valid before the build (some of them may be, when others
+	 * were deleted): left exactly as they are, whatever the build does
+	 * (security.md item 13); the build's copies of them are dropped.
+	 */
+	unsigned char *valid;
+};
+
+/* Build b->drv (its inputs valid), with b->lock held; 0 or an error. */
+int cix_build_one(struct building *b, struct cix_err *err);
+/* 1 when every output of drv is valid, 0 when not, or an error. */
+int cix_build_outputs_valid(struct cix_store *s, const struct cix_drv *drv, struct cix_err *err);
+
+#endif

@@ -1,0 +1,336 @@
+/* build-sched.c - which derivations to build or substitute, and builds in parallel */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "build-int.h"
+#include "gc.h"
+#include "store.h"
+#include "strvec.h"
+#include "util.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Scheduling: every derivation once, inputs first, jobs in parallel ---- */
+
+enum { PENDING, RUNNING, DONE, FAILED };
+
+struct node {
+	int check;           /* --check this one even though it is valid */
+	char *drv_path;
+	struct cix_drv *drv;
+	size_t *deps;        /* nodes that must be DONE first */
+	size_t nr_deps;
+	int state;
+	int depth;
+	int subst;           /* its missing outputs are planned for substitution */
+	int expanded;        /* its input derivations are collected */
+};
+
+struct sched {
+	struct cix_store *s;
+	const struct cix_build_opts *opts;
+	struct node *nodes;
+	size_t nr, alloc;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t running;
+	int failed;
+	struct cix_err err;   /* the first failure */
+	int use_subst;
+	struct cix_subst plan;
+};
+
+static long collect(struct sched *sc, const char *drv_path, int depth, struct cix_err *err);
+
+/* The outputs of n not valid yet, into out. */
+static int missing_outputs(struct sched *sc, const struct node *n, struct strvec *out,
+			   struct cix_err *err)
+{
+	for (size_t i = 0; i < n->drv->nr_outputs; i++) {
+		int r = cix_db_is_valid(sc->s->db, n->drv->outputs[i].path, err);
+		if (r < 0)
+			return r;
+		if (!r)
+			strvec_push(out, n->drv->outputs[i].path);
+	}
+	return 0;
+}
+
+
+/*
+ * Can the missing outputs of node self come from substitutes? 1: planned;
+ * 0: build it; < 0: a cache has them but cannot be trusted, and there is
+ * no --fallback.
+ */
+static int try_subst(struct sched *sc, long self, struct cix_err *err)
+{
+	struct strvec want = STRVEC_INIT;
+	struct cix_err e = { 0 };
+	int r = missing_outputs(sc, &sc->nodes[self], &want, err);
+	if (r == 0 && want.nr) {
+		r = cix_subst_want(&sc->plan, (const char *const *)want.v, want.nr, &e);
+		if (r < 0 && sc->opts->fallback) {
+			cix_fd_printf(sc->opts->log_fd, "warning: %s; building '%s' instead\n",
+				      e.msg, sc->nodes[self].drv_path);
+			r = 0;
+		} else if (r < 0) {
+			r = cix_error(err, e.code, "%s (--fallback builds instead)", e.msg);
+		}
+	}
+	strvec_clear(&want);
+	if (r > 0)
+		sc->nodes[self].subst = 1;
+	return r;
+}
+
+/* Collect the input derivations of node self, and check its input sources. */
+static int expand(struct sched *sc, long self, struct cix_err *err)
+{
+	struct cix_store *s = sc->s;
+	struct cix_drv *drv = sc->nodes[self].drv;
+	const char *drv_path = sc->nodes[self].drv_path;
+	int depth = sc->nodes[self].depth, r;
+	size_t *deps = xcalloc(drv->nr_input_drvs + 1, sizeof(*deps)), nr = 0;
+
+	sc->nodes[self].expanded = 1;
+	for (size_t i = 0; i < drv->nr_input_drvs; i++) {
+		long d = collect(sc, drv->input_drvs[i].path, depth + 1, err);
+		if (d < 0) {
+			free(deps);
+			return (int)d;
+		}
+		deps[nr++] = (size_t)d;
+	}
+	for (size_t i = 0; i < drv->nr_input_srcs; i++)
+		if ((r = cix_db_is_valid(s->db, drv->input_srcs[i], err)) <= 0) {
+			free(deps);
+			return r < 0 ? r : cix_error(err, -CIX_ENOTFOUND, "input '%s' of '%s' is not valid",
+						     drv->input_srcs[i], drv_path);
+		}
+	/* collect() may have moved the array: index again. */
+	sc->nodes[self].deps = deps;
+	sc->nodes[self].nr_deps = nr;
+	return 0;
+}
+
+/*
+ * Add drv_path and, unless its outputs can be substituted, its input
+ * derivations; returns the node's index.
+ */
+static long collect(struct sched *sc, const char *drv_path, int depth, struct cix_err *err)
+{
+	struct cix_store *s = sc->s;
+	struct cix_drv *drv;
+	long self;
+	int r;
+
+	for (size_t i = 0; i < sc->nr; i++)
+		if (!strcmp(sc->nodes[i].drv_path, drv_path))
+			return (long)i;
+	if (depth > MAX_DEPTH)
+		return cix_error(err, -CIX_ELIMIT, "derivations nested more than %d deep", MAX_DEPTH);
+	/*
+	 * What a build uses or makes is a temporary root from before it is
+	 * checked to the end of the process: the collector leaves it alone.
+	 */
+	if ((r = cix_store_add_temp_root(s, drv_path, err)) < 0)
+		return r;
+	if ((r = cix_db_is_valid(s->db, drv_path, err)) <= 0)
+		return r < 0 ? r : cix_error(err, -CIX_ENOTFOUND, "derivation '%s' is not valid",
+					     drv_path);
+	if ((r = cix_drv_parse_file(drv_path, s->store_dir, &drv, err)) < 0)
+		return r;
+	ALLOC_GROW(sc->nodes, sc->nr + 1, sc->alloc);
+	self = (long)sc->nr++;
+	sc->nodes[self] = (struct node){ .drv_path = xstrdup(drv_path), .drv = drv, .depth = depth };
+	for (size_t i = 0; !r && i < drv->nr_outputs; i++)
+		r = cix_store_add_temp_root(s, drv->outputs[i].path, err);
+	if (!r)
+		r = cix_store_add_temp_roots(s, (const char *const *)drv->input_srcs,
+					     drv->nr_input_srcs, err);
+	if (r < 0 || (r = cix_build_outputs_valid(s, drv, err)) < 0)
+		return r;
+	if (r > 0 && !(sc->opts->check && depth == 0)) {
+		sc->nodes[self].state = DONE;
+		return self;
+	}
+	sc->nodes[self].check = sc->opts->check && depth == 0;
+	if (sc->use_subst && !sc->nodes[self].check && (r = try_subst(sc, self, err)) != 0)
+		return r < 0 ? r : self;
+	return (r = expand(sc, self, err)) < 0 ? r : self;
+}
+
+/*
+ * Fetch what is planned. A derivation whose outputs did not all come is
+ * then built (--fallback), its inputs collected (and maybe substituted in
+ * turn), or its failure is the error.
+ */
+static int substitute(struct sched *sc, struct cix_err *err)
+{
+	while (sc->plan.first_pending < sc->plan.nr) {
+		struct cix_err e = { 0 };
+		int failed = cix_subst_run(&sc->plan, &e) < 0;
+		for (size_t i = 0; i < sc->nr; i++) {
+			struct node *n = &sc->nodes[i];
+			int r;
+			if (!n->subst || n->state != PENDING)
+				continue;
+			if ((r = cix_build_outputs_valid(sc->s, n->drv, err)) < 0)
+				return r;
+			n->subst = 0;
+			if (r > 0) {
+				n->state = DONE;
+				continue;
+			}
+			if (!sc->opts->fallback)
+				return cix_error(err, failed ? e.code : -CIX_ENOTFOUND,
+						 "%s (--fallback builds instead)",
+						 failed ? e.msg : "substitution failed");
+			cix_fd_printf(sc->opts->log_fd, "warning: %s; building '%s' instead\n",
+			    failed ? e.msg : "substitution failed", n->drv_path);
+			if ((r = expand(sc, (long)i, err)) < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+/* For dry runs and QueryMissing: what would be built and what fetched. */
+int cix_build_plan(struct cix_store *s, const char *const *drv_paths, size_t n,
+		   const struct cix_build_opts *opts, struct cix_build_missing *m,
+		   struct cix_err *err)
+{
+	struct sched sc = { .s = s, .opts = opts };
+	long r = 0;
+	sc.use_subst = opts->subst && opts->subst->nr_subs && !opts->check;
+	if (sc.use_subst)
+		cix_subst_init(&sc.plan, s, opts->subst);
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = collect(&sc, drv_paths[i], 0, err);
+	for (size_t i = 0; r >= 0 && i < sc.nr; i++)
+		if (sc.nodes[i].state == PENDING && !sc.nodes[i].subst)
+			strvec_push(&m->builds, sc.nodes[i].drv_path);
+	for (size_t i = 0; r >= 0 && sc.use_subst && i < sc.plan.nr; i++) {
+		const struct cix_narinfo *ni = &sc.plan.items[i].ni;
+		strvec_push(&m->fetches, sc.plan.items[i].path);
+		m->download_size += ni->has_file_size ? ni->file_size : ni->nar_size;
+		m->nar_size += ni->nar_size;
+	}
+	for (size_t i = 0; i < sc.nr; i++) {
+		free(sc.nodes[i].drv_path);
+		cix_drv_free(sc.nodes[i].drv);
+		free(sc.nodes[i].deps);
+	}
+	free(sc.nodes);
+	if (sc.use_subst)
+		cix_subst_release(&sc.plan);
+	return r < 0 ? (int)r : 0;
+}
+
+static long next_ready(struct sched *sc)
+{
+	for (size_t i = 0; i < sc->nr; i++) {
+		struct node *n = &sc->nodes[i];
+		int ready = n->state == PENDING;
+		for (size_t k = 0; ready && k < n->nr_deps; k++)
+			ready = sc->nodes[n->deps[k]].state == DONE;
+		if (ready)
+			return (long)i;
+	}
+	return -1;
+}
+
+static void *worker(void *arg)
+{
+	struct sched *sc = arg;
+	pthread_mutex_lock(&sc->lock);
+	for (;;) {
+		long i = sc->failed ? -1 : next_ready(sc);
+		if (i < 0) {
+			if (!sc->running)
+				break;
+			pthread_cond_wait(&sc->cond, &sc->lock);
+			continue;
+		}
+		struct node *n = &sc->nodes[i];
+		struct building b = { .lock = &sc->lock, .s = sc->s, .drv_path = n->drv_path,
+				      .drv = n->drv, .opts = sc->opts, .check = n->check,
+				      .user = CIX_BUILD_USER_INIT };
+		struct cix_err err = { 0 };
+		n->state = RUNNING;
+		sc->running++;
+		int r = cix_build_one(&b, &err);
+		sc->running--;
+		sc->nodes[i].state = r < 0 ? FAILED : DONE;
+		if (r < 0 && !sc->failed) {
+			sc->failed = 1;
+			sc->err = err;
+		}
+		pthread_cond_broadcast(&sc->cond);
+	}
+	pthread_cond_broadcast(&sc->cond);
+	pthread_mutex_unlock(&sc->lock);
+	return NULL;
+}
+
+int cix_build_derivations(struct cix_store *s, const char *const *drv_paths, size_t n,
+			  const struct cix_build_opts *opts, struct cix_err *err)
+{
+	struct sched sc = { .s = s, .opts = opts };
+	unsigned jobs = opts->max_jobs ? opts->max_jobs : 1;
+	pthread_t *th = xcalloc(jobs, sizeof(*th));
+	long r = 0;
+
+	pthread_mutex_init(&sc.lock, NULL);
+	pthread_cond_init(&sc.cond, NULL);
+	cix_build_dirs_clean(s);
+	sc.use_subst = opts->subst && opts->subst->nr_subs && !opts->check;
+	if (sc.use_subst)
+		cix_subst_init(&sc.plan, s, opts->subst);
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = collect(&sc, drv_paths[i], 0, err);
+	if (r >= 0 && sc.use_subst)
+		r = substitute(&sc, err);
+	for (size_t i = 0; r >= 0 && opts->no_build && i < sc.nr; i++)
+		if (sc.nodes[i].state == PENDING)
+			r = cix_error(err, -EPERM, "'%s' would have to be built, but builds are "
+				      "disabled here (--max-jobs=0)", sc.nodes[i].drv_path);
+	if (r >= 0) {
+		unsigned started = 0;
+		for (unsigned j = 0; j < jobs; j++)
+			if (!pthread_create(&th[j], NULL, worker, &sc))
+				started++;
+			else
+				break;
+		if (!started)
+			worker(&sc);
+		for (unsigned j = 0; j < started; j++)
+			pthread_join(th[j], NULL);
+		r = 0;
+		if (sc.failed) {
+			if (err)
+				*err = sc.err;
+			r = sc.err.code ? sc.err.code : -CIX_EMISMATCH;
+		}
+	}
+	for (size_t i = 0; i < sc.nr; i++) {
+		free(sc.nodes[i].drv_path);
+		cix_drv_free(sc.nodes[i].drv);
+		free(sc.nodes[i].deps);
+	}
+	free(sc.nodes);
+	free(th);
+	if (sc.use_subst)
+		cix_subst_release(&sc.plan);
+	pthread_cond_destroy(&sc.cond);
+	pthread_mutex_destroy(&sc.lock);
+	return r < 0 ? (int)r : 0;
+}
+
+int cix_build_derivation(struct cix_store *s, const char *drv_path,
+			 const struct cix_build_opts *opts, struct cix_err *err)
+{
+	return cix_build_derivations(s, &drv_path, 1, opts, err);
+}

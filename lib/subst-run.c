@@ -1,0 +1,210 @@
+/* subst-run.c - fetching a substitution plan: downloads in parallel, added in order */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "substitute.h"
+#include "compress.h"
+#include "nar.h"
+#include "narinfo.h"
+#include "store.h"
+#include "strbuf.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int comp_of(const char *name, enum cix_comp *c, struct cix_err *err)
+{
+	if (!strcmp(name, "none") || !*name)
+		*c = CIX_COMP_NONE;
+	else if (!strcmp(name, "xz"))
+		*c = CIX_COMP_XZ;
+	else if (!strcmp(name, "zstd"))
+		*c = CIX_COMP_ZSTD;
+	else
+		return cix_error(err, -CIX_EUNSUPPORTED, "unsupported compression '%s'", name);
+	return 0;
+}
+
+static void info_of(struct cix_store *s, const struct cix_narinfo *ni, struct cix_path_info *info)
+{
+	struct strbuf sigs = STRBUF_INIT;
+	info->path = xstrdup(ni->store_path);
+	info->nar_hash = ni->nar_hash;
+	info->nar_size = ni->nar_size;
+	info->refs = xcalloc(ni->refs.nr + 1, sizeof(*info->refs));
+	for (size_t i = 0; i < ni->refs.nr; i++) {
+		struct strbuf full = STRBUF_INIT;
+		strbuf_addf(&full, "%s/%s", s->store_dir, ni->refs.v[i]);
+		info->refs[info->nr_refs++] = strbuf_detach(&full, NULL);
+	}
+	if (ni->deriver) {
+		struct strbuf full = STRBUF_INIT;
+		strbuf_addf(&full, "%s/%s", s->store_dir, ni->deriver);
+		info->deriver = strbuf_detach(&full, NULL);
+	}
+	for (size_t i = 0; i < ni->sigs.nr; i++)
+		strbuf_addf(&sigs, "%s%s", i ? " " : "", ni->sigs.v[i]);
+	if (sigs.len)
+		info->sigs = strbuf_detach(&sigs, NULL);
+	if (ni->ca)
+		info->ca = xstrdup(ni->ca);
+}
+
+/* Download, decompress and restore (unlocked), then register (locked). */
+static int fetch_item(struct cix_subst *p, struct cix_subst_item *it, struct cix_err *err)
+{
+	const struct cix_narinfo *ni = &it->ni;
+	struct cix_fetch_opts fo = p->opts->subs[it->sub].fetch;
+	struct strbuf url = STRBUF_INIT, dl = STRBUF_INIT, tmp = STRBUF_INIT;
+	struct cix_path_info info = { 0 };
+	struct cix_buf_source *src = NULL;
+	struct cix_zsource *z = NULL;
+	enum cix_comp c = CIX_COMP_NONE;
+	int r, fd = -1;
+
+	if ((r = comp_of(ni->compression, &c, err)) < 0)
+		return r;
+	cix_fd_printf(p->opts->log_fd, "substituting '%s' from '%s' (%llu KiB)...\n", it->path,
+		      p->opts->subs[it->sub].url, (unsigned long long)(((ni->has_file_size ?
+		      ni->file_size : ni->nar_size) + 1023) / 1024));
+	strbuf_addf(&url, "%s/%s", p->opts->subs[it->sub].url, ni->url);
+	cix_subst_temp_name(p->s, "nar", &dl);
+	/* Compressed, a NAR is rarely larger than itself and a little. */
+	fo.max_size = ni->has_file_size ? ni->file_size : ni->nar_size + ni->nar_size / 8 + 65536;
+	fo.progress_fd = (p->opts->jobs == 1) ? p->opts->log_fd : -1;
+	r = cix_fetch_url(url.buf, dl.buf, ni->has_file_hash ? &ni->file_hash : NULL, 0, 0, &fo,
+			  err);
+	if (r < 0)
+		goto out;
+	if ((fd = open(dl.buf, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
+		r = cix_error_errno(err, -errno, "cannot open '%s'", dl.buf);
+		goto out;
+	}
+	src = xmalloc(sizeof(*src));
+	*src = (struct cix_buf_source)CIX_BUF_SOURCE_INIT(fd);
+	z = cix_zsource_new(c, cix_buf_source_read, src, ni->nar_size, url.buf);
+	info_of(p->s, ni, &info);
+	r = cix_store_add_nar_prepare(p->s, &info, cix_zsource_read, z, &tmp, err);
+	if (r < 0 && cix_zsource_error(z)->code)
+		*err = *cix_zsource_error(z);
+	if (r == 0) {
+		pthread_mutex_lock(&p->lock);
+		r = cix_store_add_nar_commit(p->s, &info, 0, tmp.buf, err);
+		pthread_mutex_unlock(&p->lock);
+	}
+	if (r < 0) {
+		struct cix_err e = *err;
+		cix_error(err, e.code, "cannot substitute '%s' from '%s': %s", it->path,
+			  p->opts->subs[it->sub].url, e.msg);
+	}
+out:
+	cix_zsource_free(z);
+	free(src);
+	if (fd >= 0)
+		close(fd);
+	unlink(dl.buf);
+	cix_path_info_release(&info);
+	strbuf_release(&url);
+	strbuf_release(&dl);
+	strbuf_release(&tmp);
+	return r;
+}
+
+/* The next item whose references are all fetched; those of a failed one fail. */
+static long next_ready(struct cix_subst *p)
+{
+	for (size_t i = p->first_pending; i < p->nr; i++) {
+		struct cix_subst_item *it = &p->items[i];
+		int ready = it->state == CIX_SUBST_PENDING;
+		for (size_t k = 0; ready && k < it->nr_deps; k++) {
+			const struct cix_subst_item *d = &p->items[it->deps[k]];
+			if (d->state == CIX_SUBST_FAILED) {
+				it->state = CIX_SUBST_FAILED;
+				cix_error(&it->err, d->err.code, "%s", d->err.msg);
+				pthread_cond_broadcast(&p->cond);
+			}
+			ready = d->state == CIX_SUBST_DONE;
+		}
+		if (ready)
+			return (long)i;
+	}
+	return -1;
+}
+
+static void *worker(void *arg)
+{
+	struct cix_subst *p = arg;
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		long i = next_ready(p);
+		if (i < 0) {
+			if (!p->running)
+				break;
+			pthread_cond_wait(&p->cond, &p->lock);
+			continue;
+		}
+		struct cix_subst_item *it = &p->items[i];
+		struct cix_err e = { 0 };
+		it->state = CIX_SUBST_RUNNING;
+		p->running++;
+		pthread_mutex_unlock(&p->lock);
+		int r = fetch_item(p, it, &e);
+		pthread_mutex_lock(&p->lock);
+		p->running--;
+		it->state = r < 0 ? CIX_SUBST_FAILED : CIX_SUBST_DONE;
+		if (r < 0) {
+			it->err = e;
+			p->failed = 1;
+		}
+		pthread_cond_broadcast(&p->cond);
+	}
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+int cix_subst_run(struct cix_subst *p, struct cix_err *err)
+{
+	unsigned jobs = p->opts->jobs ? p->opts->jobs : CIX_SUBST_JOBS;
+	size_t todo = p->nr - p->first_pending;
+	pthread_t th[CIX_SUBST_MAX_JOBS];
+	unsigned started = 0;
+	int r = 0;
+
+	if (jobs > CIX_SUBST_MAX_JOBS)
+		jobs = CIX_SUBST_MAX_JOBS;
+	if (jobs > todo)
+		jobs = (unsigned)todo;
+	for (unsigned j = 0; j < jobs; j++)
+		if (!pthread_create(&th[j], NULL, worker, p))
+			started++;
+		else
+			break;
+	if (!started && todo)
+		worker(p);
+	for (unsigned j = 0; j < started; j++)
+		pthread_join(th[j], NULL);
+	for (size_t i = p->first_pending; i < p->nr; i++)
+		if (p->items[i].state != CIX_SUBST_DONE && !r) {
+			r = p->items[i].err.code ? p->items[i].err.code : -CIX_EMISMATCH;
+			if (err)
+				*err = p->items[i].err;
+		}
+	p->first_pending = p->nr;
+	return r;
+}
+
+int cix_substitute(struct cix_store *s, const struct cix_subst_opts *opts, const char *path,
+		   struct cix_err *err)
+{
+	struct cix_subst p;
+	int r;
+	cix_subst_init(&p, s, opts);
+	if ((r = cix_subst_want(&p, &path, 1, err)) > 0 && (r = cix_subst_run(&p, err)) == 0)
+		r = 1;
+	cix_subst_release(&p);
+	return r;
+}

@@ -1,0 +1,102 @@
+# lib-subst.sh - binary caches in tests: two packages, cix publish, a second machine
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Source after test-lib.sh. Sets up a store of the trash directory and its
+# configuration; two packages, sublib and subapp (which refers to sublib),
+# built by a static program (prerequisite STATIC); start_publish NAME
+# OPTION... starts cix publish (its URL in NAME.url), stop_publish NAME
+# stops it; on2 CMD... runs CMD on a second machine, a mount namespace
+# (prerequisite MOUNTNS) with an empty store at the same path and its own
+# state, configuration, logs and cache (fresh2 empties them).
+
+T=$TRASH_DIRECTORY
+CIX_STORE_DIR=$T/store
+CIX_STATE_DIR=$T/state
+CIX_LOG_DIR=$T/log
+CIX_CONF_DIR=$T/conf
+XDG_CACHE_HOME=$T/cache
+export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_DIR XDG_CACHE_HOME
+P=$T/pkgs
+CIX_SCHEME_PATH=$CIX_SCHEME_PATH:$P
+command -v curl >/dev/null && test_set_prereq CURL
+command -v unshare >/dev/null && [ "$(id -u)" = 0 ] &&
+	unshare -m --propagation private true 2>/dev/null && test_set_prereq MOUNTNS
+
+cat >mkpkg.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+int main(int argc, char **argv)
+{
+	const char *out = getenv("out");
+	char p[4096];
+	FILE *f;
+	mkdir(out, 0755);
+	snprintf(p, sizeof(p), "%s/bin", out); mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/bin/%s", out, argv[1]);
+	if (!(f = fopen(p, "w")) || fprintf(f, "%s %s\n", argv[1], argv[2]) < 0 || fclose(f))
+		return 2;
+	/* A reference: the path of the input given as the third argument. */
+	if (argc > 3) {
+		snprintf(p, sizeof(p), "%s/dep", out);
+		if (!(f = fopen(p, "w")) || fprintf(f, "%s\n", argv[3]) < 0 || fclose(f))
+			return 2;
+	}
+	return chmod(out, 0755) ? 2 : 0;
+}
+EOF
+gcc -static -O2 -o mkpkg mkpkg.c 2>/dev/null && test_set_prereq STATIC
+mkdir -p "$P/gnu/packages"
+cat >"$P/gnu/packages/sub.scm" <<EOF
+(define-module (gnu packages sub)
+  #:use-module (guix packages)
+  #:use-module (guix build-system trivial))
+(define-public sublib
+  (package
+    (name "sublib") (version "1")
+    (build-system trivial-build-system)
+    (inputs \`(("mkpkg" ,(local-file "$T/mkpkg" "mkpkg"))))
+    (arguments \`(#:implicit-inputs? #f #:builder ((input "mkpkg") "sublib" "1")))
+    (synopsis "s") (description "d") (home-page "h") (license #f)))
+(define-public subapp
+  (package
+    (name "subapp") (version "2")
+    (build-system trivial-build-system)
+    (inputs \`(("mkpkg" ,(local-file "$T/mkpkg" "mkpkg")) ("lib" ,sublib)))
+    (arguments \`(#:implicit-inputs? #f
+                  #:builder ((input "mkpkg") "subapp" "2" (input "lib"))))
+    (synopsis "s") (description "d") (home-page "h") (license #f)))
+EOF
+
+start_publish () {
+	name=$1
+	shift
+	cix publish --port 0 --listen 127.0.0.1 "$@" 2>"$name.log" &
+	echo $! >"$name.pid"
+	for _ in $(seq 100); do
+		grep -q "^publishing" "$name.log" 2>/dev/null && break
+		sleep 0.1
+	done
+	sed -n 's/^publishing .* on \(http:.*\)\/$/\1/p' "$name.log" >"$name.url"
+	test -s "$name.url"
+}
+
+stop_publish () {
+	kill "$(cat "$1.pid")" 2>/dev/null
+	wait "$(cat "$1.pid")" 2>/dev/null
+	true
+}
+
+# on2 CMD...: CMD on the second machine: an empty store (store2) at the
+# same path, its own state (state2) and configuration (conf2).
+on2 () {
+	CIX_STATE_DIR=$T/state2 CIX_CONF_DIR=$T/conf2 CIX_LOG_DIR=$T/log2 \
+	XDG_CACHE_HOME=$T/cache2 unshare -m --propagation private \
+		sh -c 'mount --bind "$0/store2" "$CIX_STORE_DIR" && exec "$@"' "$T" "$@"
+}
+
+fresh2 () {
+	chmod -R u+w store2 2>/dev/null
+	rm -rf store2 state2 log2 cache2 && mkdir -p store2 state2 conf2 log2
+}
+

@@ -1,0 +1,73 @@
+/* conf.c - unit tests for cix.conf and the substitute URL list */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "tap.h"
+#include "conf.h"
+#include "substitute.h"
+
+#include <unistd.h>
+
+static char dir[] = "/tmp/cix-conf-XXXXXX";
+
+static const char *write_conf(const char *text)
+{
+	static char file[64];
+	FILE *f;
+	snprintf(file, sizeof(file), "%s/cix.conf", dir);
+	f = fopen(file, "w");
+	fputs(text, f);
+	fclose(f);
+	return file;
+}
+
+int main(void)
+{
+	struct cix_conf c;
+	struct cix_err err = { 0 };
+	struct cix_substituter *subs;
+	size_t n;
+	char *big;
+
+	if (!mkdtemp(dir))
+		return 1;
+	ok(cix_conf_load("/nonexistent/cix.conf", &c, &err) == 0 && c.allowed_users.nr == 1 &&
+	   !strcmp(c.allowed_users.v[0], "*") && !strcmp(c.trusted_users.v[0], "root") &&
+	   !c.substitute_urls && !c.narinfo_positive_ttl && !c.narinfo_negative_ttl,
+	   "a missing file gives the defaults");
+	cix_conf_release(&c);
+
+	ok(cix_conf_load(write_conf("# comment\n\n trusted-users = alice @wheel # them\n"
+				    "substitute-urls = http://a:1 file:///srv/c/\n"
+				    "narinfo-cache-negative-ttl = 0\n"
+				    "narinfo-cache-positive-ttl = 60\nsome-later-setting = x\n"),
+			 &c, &err) == 0, "a file with settings, comments and an unknown name");
+	ok(c.trusted_users.nr == 2 && !strcmp(c.trusted_users.v[1], "@wheel"), "trusted-users");
+	is_str(c.substitute_urls, "http://a:1 file:///srv/c/", "substitute-urls");
+	ok(c.narinfo_negative_ttl == -1, "a ttl of 0: not remembered (-1)");
+	ok(c.narinfo_positive_ttl == 60, "a ttl in seconds");
+	ok(cix_substituters_make(c.substitute_urls, NULL, &subs, &n, &err) == 0 && n == 2 &&
+	   !strcmp(subs[1].url, "file:///srv/c") && subs[1].fetch.allow_file &&
+	   !subs[0].fetch.allow_file, "URLs split, trailing slash dropped, file:// only for file caches");
+	cix_substituters_free(subs, n);
+	cix_conf_release(&c);
+
+	ok(cix_conf_load(write_conf("narinfo-cache-negative-ttl = -5\n"), &c, &err) ==
+	   -CIX_EFORMAT && strstr(err.msg, ":1:"), "a negative ttl is refused, with the line");
+	cix_conf_release(&c);
+	ok(cix_conf_load(write_conf("just words\n"), &c, &err) == -CIX_EFORMAT,
+	   "a line without '=' is refused");
+	cix_conf_release(&c);
+	big = malloc(70000);
+	memset(big, 'a', 69999);
+	big[69999] = '\0';
+	ok(cix_conf_load(write_conf(big), &c, &err) == -CIX_ELIMIT, "an over-long line is refused");
+	free(big);
+	cix_conf_release(&c);
+
+	ok(cix_substituters_make("ftp://x/ http://y", NULL, &subs, &n, &err) == -CIX_EINVAL &&
+	   !subs && !n, "an ftp:// cache is refused");
+	ok(cix_substituters_make("  ", NULL, &subs, &n, &err) == 0 && n == 0, "no URLs, no caches");
+	cix_substituters_free(subs, n);
+	unlink(write_conf(""));
+	rmdir(dir);
+	return done_testing();
+}
