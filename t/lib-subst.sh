@@ -100,3 +100,21 @@ fresh2 () {
 	rm -rf store2 state2 log2 cache2 && mkdir -p store2 state2 conf2 log2
 }
 
+# built2: how many builds the second machine ran (their logs).
+built2 () {
+	find log2 -type f | wc -l
+}
+
+# on2d CMD...: CMD on the second machine while its cix-daemon runs, with
+# the daemon options of $T/dopts.
+on2d () {
+	on2 sh -c '
+		rm -f "$CIX_STATE_DIR/sock"
+		cix-daemon --listen "$CIX_STATE_DIR/sock" $(cat "$0/dopts") 2>>"$0/daemon2.log" &
+		pid=$!
+		for i in $(seq 100); do [ -S "$CIX_STATE_DIR/sock" ] && break; sleep 0.1; done
+		CIX_DAEMON_SOCKET=$CIX_STATE_DIR/sock "$@"
+		status=$?
+		kill $pid; wait $pid 2>/dev/null
+		exit $status' "$T" "$@"
+}

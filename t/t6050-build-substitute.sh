@@ -9,11 +9,6 @@ if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && runuser -u nobody -- t
 	test_set_prereq NOBODY
 fi
 
-# built2: how many builds the second machine ran (their logs).
-built2 () {
-	find log2 -type f | wc -l
-}
-
 # A static copy of the cache (cix publish --cache), to tamper with.
 static_cache () {
 	rm -rf "$1" && cp -r c "$1"
@@ -142,20 +137,6 @@ test_expect_success STATIC,CURL,MOUNTNS 'a miss is remembered (narinfo-cache-neg
 	grep -q "paths would be fetched" err &&
 	rm conf2/cix.conf
 '
-
-# on2d CMD...: CMD on the second machine while its cix-daemon runs, with
-# the daemon options of $T/dopts.
-on2d () {
-	on2 sh -c '
-		rm -f "$CIX_STATE_DIR/sock"
-		cix-daemon --listen "$CIX_STATE_DIR/sock" $(cat "$0/dopts") 2>>"$0/daemon2.log" &
-		pid=$!
-		for i in $(seq 100); do [ -S "$CIX_STATE_DIR/sock" ] && break; sleep 0.1; done
-		CIX_DAEMON_SOCKET=$CIX_STATE_DIR/sock "$@"
-		status=$?
-		kill $pid; wait $pid 2>/dev/null
-		exit $status' "$T" "$@"
-}
 
 test_expect_success STATIC,CURL,MOUNTNS 'through cix-daemon: its caches, -n, and cix package installs without building' '
 	read APP LIB <paths && fresh2 &&
