@@ -159,8 +159,10 @@ static int baked(const struct cix_publish_opts *o, const char *path, const char 
 	strbuf_addf(&meta, "%s.meta", file->buf);
 	/* "sha256:NIXBASE32 SIZE": what was made before. */
 	if (strbuf_read_file(&text, meta.buf, 4096) == 0 && text.len > 7 + 52 + 1 &&
-	    !memcmp(text.buf, "sha256:", 7) && text.buf[7 + 52] == ' ' &&
-	    cix_nixbase32_decode(text.buf + 7, 52, fh->bytes, 32) == 0 &&
+	    text.buf[text.len - 1] == '\n')
+		strbuf_setlen(&text, text.len - 1);
+	if (text.len > 7 + 52 + 1 && !memcmp(text.buf, "sha256:", 7) && text.buf[7 + 52] == ' ' &&
+	    cix_nixbase32_decode(text.buf + 7, 52, fh->bytes, 32) == 32 &&
 	    cix_parse_decimal(text.buf + 7 + 53, UINT64_MAX, &n) == 0 && access(file->buf, R_OK) == 0) {
 		fh->algo = CIX_HASH_SHA256;
 		fh->len = 32;

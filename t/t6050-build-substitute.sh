@@ -206,6 +206,11 @@ test_expect_success STATIC,CURL,MOUNTNS 'cix archive --to-cache writes a cache a
 	test_line_count = 2 written && test "$(sed -n 2p written)" = "$APP" &&
 	test -f tc/nix-cache-info && ls tc/nar/*.nar.xz >/dev/null &&
 	grep -q "^Sig: machine1-1:" "$(narinfo_of tc "$APP")" &&
+	ls -il --time-style=full-iso tc/nar >before &&
+	cix archive --to-cache="$T/tc" -r -C xz "$APP" >again &&
+	test_cmp written again &&
+	ls -il --time-style=full-iso tc/nar >after &&
+	test_cmp before after &&
 	start_httpd "$T/tc" &&
 	fresh2 &&
 	on2 cix build --substitute-urls="http://127.0.0.1:$(cat httpd.port)" subapp >out 2>err &&

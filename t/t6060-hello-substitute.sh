@@ -43,6 +43,16 @@ test_expect_success PACKAGES,CURL,MOUNTNS 'cix package -i hello through its daem
 	on2 cix store --verify --check-contents
 '
 
+test_expect_success PACKAGES,CURL,MOUNTNS 'cix store --substitute: the closure, paths that refer to themselves included' '
+	HELLO=$(cat hello.path) && fresh2 &&
+	cix store -q --references "$HELLO" | grep -qx "$HELLO" &&
+	on2 cix store --substitute "$(cat p1.url)" "$HELLO" >out &&
+	test "$(cat out)" = "$HELLO" &&
+	on2 cix store -q --references "$HELLO" | grep -qx "$HELLO" &&
+	on2 cix store --verify --check-contents &&
+	on2 "$HELLO/bin/hello" >greeting3 && test "$(cat greeting3)" = "Hello, world!"
+'
+
 test_expect_success PACKAGES,CURL 'the publisher is stopped' '
 	stop_publish p1
 '
