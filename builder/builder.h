@@ -123,6 +123,8 @@ struct gb_build {
 	struct strv configure_flags, make_flags;
 	int tests, parallel_build, parallel_tests, out_of_source, strip, validate;
 	long cores;
+	/* Cross-building: the GNU triplets of the target and of this machine (env target, build). */
+	const char *target, *build;
 };
 
 struct gb_phase {
@@ -143,7 +145,9 @@ int gb_patch_makefiles_tree(const char *dir, const char *bash, char *err, size_t
 
 /* ---- strip.c ---- */
 
-int gb_strip_outputs(struct gb_output *outs, size_t nr, char *err, size_t errlen);
+/* tool_prefix: "" or "TRIPLET-" (the target's strip and objcopy). */
+int gb_strip_outputs(struct gb_output *outs, size_t nr, const char *tool_prefix, char *err,
+		     size_t errlen);
 int gb_validate_runpath_outputs(struct gb_output *outs, size_t nr, char *err, size_t errlen);
 
 #endif

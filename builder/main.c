@@ -165,6 +165,10 @@ int main(int argc, char **argv)
 	b.strip = env_bool("stripBinaries", 1);
 	b.validate = env_bool("validateRunpath", 1);
 	b.cores = read_cores();
+	b.target = getenv("target");
+	if (b.target && !*b.target)
+		b.target = NULL;
+	b.build = gb_env_or("build", NULL);
 	strv_split(&b.configure_flags, getenv("configureFlags"), "\n");
 	strv_split(&b.make_flags, getenv("makeFlags"), "\n");
 

@@ -48,14 +48,31 @@ static int phase_set_paths(struct gb_build *b, char *err, size_t errlen)
 		{ "PKG_CONFIG_PATH", { "lib/pkgconfig", "share/pkgconfig" } },
 		{ "ACLOCAL_PATH", { "share/aclocal", NULL } },
 	};
-	struct strv inputs = { NULL, 0, 0 };
+	/*
+	 * Cross-building, the build machine's inputs give PATH and
+	 * ACLOCAL_PATH only; the target's (targetInputs) give the headers and
+	 * libraries, to the cross compiler's wrapper, and pkg-config's path.
+	 */
+	static const struct { const char *var, *sub[2]; } cross_paths[] = {
+		{ "CROSS_CPATH", { "include", NULL } },
+		{ "CROSS_LIBRARY_PATH", { "lib", NULL } },
+		{ "PKG_CONFIG_PATH", { "lib/pkgconfig", "share/pkgconfig" } },
+	};
+	struct strv inputs = { NULL, 0, 0 }, target = { NULL, 0, 0 };
 	size_t i, j, k;
 
 	(void)err;
 	(void)errlen;
 	strv_split(&inputs, getenv("buildInputs"), " \t\n");
+	strv_split(&target, getenv("targetInputs"), " \t\n");
 	for (k = 0; k < sizeof(paths) / sizeof(*paths); k++) {
 		char *val = NULL;
+		if (b->target && (!strcmp(paths[k].var, "CPATH") ||
+				  !strcmp(paths[k].var, "LIBRARY_PATH") ||
+				  !strcmp(paths[k].var, "PKG_CONFIG_PATH"))) {
+			unsetenv(paths[k].var);
+			continue;
+		}
 		for (i = 0; i < inputs.nr; i++)
 			for (j = 0; j < 2 && paths[k].sub[j]; j++) {
 				char *d = gb_xasprintf("%s/%s", inputs.v[i], paths[k].sub[j]);
@@ -73,7 +90,25 @@ static int phase_set_paths(struct gb_build *b, char *err, size_t errlen)
 		fputc('\n', stderr);
 		free(val);
 	}
+	for (k = 0; b->target && k < sizeof(cross_paths) / sizeof(*cross_paths); k++) {
+		char *val = NULL;
+		for (i = 0; i < target.nr; i++)
+			for (j = 0; j < 2 && cross_paths[k].sub[j]; j++) {
+				char *d = gb_xasprintf("%s/%s", target.v[i], cross_paths[k].sub[j]);
+				add_search_path(&val, d);
+				free(d);
+			}
+		if (val)
+			setenv(cross_paths[k].var, val, 1);
+		else
+			unsetenv(cross_paths[k].var);
+		fprintf(stderr, "gnu-build: %s=", cross_paths[k].var);
+		gb_fput_escaped(stderr, val ? val : "(unset)");
+		fputc('\n', stderr);
+		free(val);
+	}
 	strv_clear(&inputs);
+	strv_clear(&target);
 	free(b->bash);
 	b->bash = gb_which("bash");
 	return 0;
@@ -264,6 +299,11 @@ static int phase_configure(struct gb_build *b, char *err, size_t errlen)
 	strv_push(&argv, b->bash);
 	strv_push_owned(&argv, script);
 	strv_push_owned(&argv, gb_xasprintf("--prefix=%s", b->outs[0].path));
+	if (b->target) {
+		if (b->build)
+			strv_push_owned(&argv, gb_xasprintf("--build=%s", b->build));
+		strv_push_owned(&argv, gb_xasprintf("--host=%s", b->target));
+	}
 	push_flags(&argv, &b->configure_flags);
 	ret = gb_run(argv.v, err, errlen);
 	strv_clear(&argv);
@@ -336,7 +376,13 @@ static int phase_strip(struct gb_build *b, char *err, size_t errlen)
 		gb_note("stripBinaries is off; not stripping");
 		return 0;
 	}
-	return gb_strip_outputs(b->outs, b->nr_outs, err, errlen);
+	if (b->target) {
+		char *prefix = gb_xasprintf("%s-", b->target);
+		int ret = gb_strip_outputs(b->outs, b->nr_outs, prefix, err, errlen);
+		free(prefix);
+		return ret;
+	}
+	return gb_strip_outputs(b->outs, b->nr_outs, "", err, errlen);
 }
 
 static int phase_validate_runpath(struct gb_build *b, char *err, size_t errlen)

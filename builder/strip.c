@@ -85,6 +85,9 @@ static int mkdir_parents(const char *file, char *err, size_t errlen)
 	return ret;
 }
 
+/* The programs strip_one runs: "strip" and "objcopy", or the target's when cross-building. */
+static char *strip_prog, *objcopy_prog;
+
 static int strip_one(const char *f, int elf, const char *debug, char *err, size_t errlen)
 {
 	struct stat st;
@@ -100,15 +103,15 @@ static int strip_one(const char *f, int elf, const char *debug, char *err, size_
 		chmodded = 1;
 	}
 	if (!elf) {
-		char *argv[] = { "strip", "--strip-debug", "--enable-deterministic-archives",
+		char *argv[] = { strip_prog, "--strip-debug", "--enable-deterministic-archives",
 				 (char *)f, NULL };
 		ret = gb_run(argv, err, errlen);
 	} else if (debug) {
 		char *dbg = gb_xasprintf("%s/lib/debug%s.debug", debug, f);
 		char *link = gb_xasprintf("--add-gnu-debuglink=%s", dbg);
-		char *keep[] = { "objcopy", "--only-keep-debug", (char *)f, dbg, NULL };
-		char *strip[] = { "strip", "--strip-debug", (char *)f, NULL };
-		char *add[] = { "objcopy", link, (char *)f, NULL };
+		char *keep[] = { objcopy_prog, "--only-keep-debug", (char *)f, dbg, NULL };
+		char *strip[] = { strip_prog, "--strip-debug", (char *)f, NULL };
+		char *add[] = { objcopy_prog, link, (char *)f, NULL };
 		ret = mkdir_parents(dbg, err, errlen);
 		if (!ret)
 			ret = gb_run(keep, err, errlen);
@@ -119,7 +122,7 @@ static int strip_one(const char *f, int elf, const char *debug, char *err, size_
 		free(dbg);
 		free(link);
 	} else {
-		char *argv[] = { "strip", "--strip-unneeded", "--enable-deterministic-archives",
+		char *argv[] = { strip_prog, "--strip-unneeded", "--enable-deterministic-archives",
 				 (char *)f, NULL };
 		ret = gb_run(argv, err, errlen);
 	}
@@ -130,7 +133,8 @@ static int strip_one(const char *f, int elf, const char *debug, char *err, size_
 	return ret;
 }
 
-int gb_strip_outputs(struct gb_output *outs, size_t nr, char *err, size_t errlen)
+int gb_strip_outputs(struct gb_output *outs, size_t nr, const char *tool_prefix, char *err,
+		     size_t errlen)
 {
 	static const char *const dirs[] = { "bin", "sbin", "lib", "libexec" };
 	const char *debug = NULL;
@@ -141,14 +145,18 @@ int gb_strip_outputs(struct gb_output *outs, size_t nr, char *err, size_t errlen
 	for (i = 0; i < nr; i++)
 		if (!strcmp(outs[i].name, "debug"))
 			debug = outs[i].path;
-	if (!(t = gb_which("strip"))) {
-		gb_note("note: no 'strip' in PATH; not stripping");
+	free(strip_prog);
+	free(objcopy_prog);
+	strip_prog = gb_xasprintf("%sstrip", tool_prefix);
+	objcopy_prog = gb_xasprintf("%sobjcopy", tool_prefix);
+	if (!(t = gb_which(strip_prog))) {
+		gb_note("note: no '%s' in PATH; not stripping", strip_prog);
 		return 0;
 	}
 	free(t);
 	if (debug) {
-		if (!(t = gb_which("objcopy"))) {
-			gb_note("note: no 'objcopy' in PATH; not stripping");
+		if (!(t = gb_which(objcopy_prog))) {
+			gb_note("note: no '%s' in PATH; not stripping", objcopy_prog);
 			return 0;
 		}
 		free(t);

@@ -30,6 +30,8 @@ int error(const char *fmt, ...) CIX_PRINTF(1, 2);
 int error_err(const struct cix_err *err);
 /* Usage error: message, then a hint to --help; returns EXIT_USAGE. */
 int usage_error(const char *fmt, ...) CIX_PRINTF(1, 2);
+/* Whether s looks like a GNU triplet, for --target (cli/target.c). */
+int valid_triplet(const char *s);
 /* Print "cix CMD (cix) VERSION" and return 0. */
 int print_version(void);
 

@@ -33,6 +33,7 @@ static void usage(FILE *f)
 		"  -e, --expression=EXPR  build the package EXPR evaluates to\n"
 		"  -f, --file=FILE        build the package the last form of FILE gives\n"
 		"  -S, --source           build the packages' sources, not the packages\n"
+		"      --target=TRIPLET   cross-build for TRIPLET (aarch64-linux-gnu)\n"
 		"  -d, --derivations      print the derivation paths, build nothing\n"
 		"  -n, --dry-run          print what would be built and downloaded\n"
 		"  -K, --keep-failed      keep the build directory of a failed build\n"
@@ -96,6 +97,12 @@ static int lower_target(struct cix_lower *l, const struct opts *o, struct cix_sc
 {
 	struct cix_package *p = st->package;
 	int r;
+	if (st->drv_path) {
+		if (o->source)
+			return cix_error(err, -CIX_EINVAL, "-S needs packages, not '%s'",
+					 st->drv_path);
+		return target_from_drv(l->store, st->drv_path, t, err);
+	}
 	if (!o->source) {
 		if ((r = cix_lower_package(l, p, err)) < 0)
 			return r;
@@ -149,6 +156,7 @@ static int run(struct opts *o)
 	if ((r = cix_store_open_client(&s, &err)) < 0)
 		goto fail;
 	struct cix_lower l = { s, "x86_64-linux", 0, NULL };
+	cix_scheme_set_lower(&l);
 	for (size_t i = 0; i < o->specs.nr; i++, k++) {
 		struct cix_scheme_target st;
 		const char *a = o->specs.v[i];
@@ -245,6 +253,7 @@ done:
 fail:
 	r = error_err(&err);
 out:
+	cix_scheme_set_lower(NULL);
 	for (size_t i = 0; i < n; i++) {
 		free(ts[i].drv_path);
 		strvec_clear(&ts[i].outputs);
@@ -257,11 +266,12 @@ out:
 int cmd_build(int argc, char **argv)
 {
 	enum { OPT_CHECK = 0x100, OPT_FALLBACK, OPT_NOSUBST, OPT_SILENT, OPT_TIMEOUT, OPT_LOG,
-	       OPT_SUBST_URLS };
+	       OPT_SUBST_URLS, OPT_TARGET };
 	static const struct option longopts[] = {
 		{ "expression", required_argument, NULL, 'e' },
 		{ "file", required_argument, NULL, 'f' },
 		{ "source", no_argument, NULL, 'S' },
+		{ "target", required_argument, NULL, OPT_TARGET },
 		{ "derivations", no_argument, NULL, 'd' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "keep-failed", no_argument, NULL, 'K' },
@@ -294,6 +304,12 @@ int cmd_build(int argc, char **argv)
 		case 'K': o.keep_failed = 1; break;
 		case OPT_CHECK: o.check = 1; break;
 		case 'r': o.root = optarg; break;
+		case OPT_TARGET:
+			if (!valid_triplet(optarg))
+				return usage_error("--target: '%s' is not a GNU triplet such as aarch64-linux-gnu",
+						   optarg);
+			cix_scheme_set_target(optarg);
+			break;
 		case OPT_FALLBACK: o.subst.fallback = 1; break;
 		case OPT_NOSUBST: o.subst.no_subst = 1; break;
 		case OPT_SUBST_URLS: o.subst.urls = optarg; break;

@@ -38,6 +38,7 @@ static void usage(FILE *f)
 		"                         list the installed packages (name, version,\n"
 		"                         output, path)\n"
 		"  -n, --dry-run          say what would be done, do nothing\n"
+		"      --target=TRIPLET   install packages cross-built for TRIPLET\n"
 		"      --search-paths[=KIND]\n"
 		"                         print the environment variables the profile's\n"
 		"                         packages need; KIND: exact (default), prefix or suffix\n"
@@ -118,7 +119,7 @@ static int done(struct pkg_opts *po, struct query *qs, int r)
 int cmd_package(int argc, char **argv)
 {
 	enum { OPT_ROLLBACK = 0x100, OPT_DELETE, OPT_SILENT, OPT_FALLBACK, OPT_NOSUBST,
-	       OPT_SEARCH_PATHS, OPT_SUBST_URLS };
+	       OPT_SEARCH_PATHS, OPT_SUBST_URLS, OPT_TARGET };
 	static const struct option longopts[] = {
 		{ "install", required_argument, NULL, 'i' },
 		{ "install-from-expression", required_argument, NULL, 'e' },
@@ -137,6 +138,7 @@ int cmd_package(int argc, char **argv)
 		{ "fallback", no_argument, NULL, OPT_FALLBACK },
 		{ "no-substitutes", no_argument, NULL, OPT_NOSUBST },
 		{ "substitute-urls", required_argument, NULL, OPT_SUBST_URLS },
+		{ "target", required_argument, NULL, OPT_TARGET },
 		{ "list-available", optional_argument, NULL, 'A' },
 		{ "search", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
@@ -186,6 +188,13 @@ int cmd_package(int argc, char **argv)
 			actions++;
 			break;
 		case 'n': po.dry_run = 1; break;
+		case OPT_TARGET:
+			if (!valid_triplet(optarg))
+				return done(&po, qs, usage_error("--target: '%s' is not a GNU triplet"
+								 " such as aarch64-linux-gnu", optarg));
+			po.target = optarg;
+			cix_scheme_set_target(optarg);
+			break;
 		case OPT_FALLBACK: subst.fallback = 1; break;
 		case OPT_NOSUBST: subst.no_subst = 1; break;
 		case OPT_SUBST_URLS: subst.urls = optarg; break;

@@ -237,7 +237,8 @@ static int install_one(struct cix_lower *l, const char *spec, int is_expr,
 	struct cix_scheme_target t;
 	struct cix_manifest_entry *e = NULL;
 	int r;
-	if (!is_expr) {
+	/* The evaluation cache knows native packages only. */
+	if (!is_expr && !o->target) {
 		if ((r = pkg_eval_install(l, spec, m, drvs, o, err)) != 0)
 			return r < 0 ? r : 0;
 		index_hint_lookups();
@@ -245,7 +246,7 @@ static int install_one(struct cix_lower *l, const char *spec, int is_expr,
 	r = is_expr ? cix_scheme_read_expr(spec, &t, err) : cix_scheme_read_spec(spec, &t, err);
 	if (!r)
 		r = install_target(l, &t, m, drvs, o, &e, err);
-	if (!r && !is_expr)
+	if (!r && !is_expr && !o->target)
 		pkg_eval_record(spec, t.package, e);
 	cix_scheme_target_release(&t);
 	return r;

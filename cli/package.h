@@ -26,6 +26,7 @@ struct pkg_opts {
 	int list_generations;
 	unsigned max_silent;
 	struct subst_cli *subst;      /* --substitute-urls, --no-substitutes, --fallback */
+	const char *target;           /* --target: -i, -e and -u cross-build for it */
 };
 
 /* The transaction and the profile queries; returns an exit code. */

@@ -396,24 +396,31 @@ static int make_package_drv(struct cix_lower *l, struct cix_package *p, struct c
 		add_input(drv, &p->source);
 		cix_drv_setenv(drv, "src", cix_input_path(&p->source));
 	}
-	for (size_t i = 0; i < p->nr_inputs; i++)
-		closure_add(&c, &p->inputs[i], 0);
-	for (size_t i = 0; i < p->nr_implicit; i++)
-		closure_add(&c, &p->implicit[i], 0);
-	for (size_t i = 0; i < c.nr; i++) {
-		const char *path = cix_input_path(c.v[i]);
-		add_input(drv, c.v[i]);
-		if (list.len)
-			strbuf_addch(&list, ' ');
-		strbuf_addstr(&list, path);
-		if (c.v[i]->label && *c.v[i]->label) {
-			strbuf_reset(&var);
-			label_var(c.v[i]->label, &var);
-			if (!cix_drv_getenv(drv, var.buf))
-				cix_drv_setenv(drv, var.buf, path);
+	/* Cross-built: the target's inputs first, in a list of their own. */
+	for (int pass = p->target ? 0 : 1; pass < 2; pass++) {
+		c.nr = 0;
+		strbuf_reset(&list);
+		for (size_t i = 0; i < p->nr_inputs; i++)
+			if (pass || !p->target || !p->inputs[i].native)
+				if (!pass || !p->target || p->inputs[i].native)
+					closure_add(&c, &p->inputs[i], 0);
+		for (size_t i = 0; pass && i < p->nr_implicit; i++)
+			closure_add(&c, &p->implicit[i], 0);
+		for (size_t i = 0; i < c.nr; i++) {
+			const char *path = cix_input_path(c.v[i]);
+			add_input(drv, c.v[i]);
+			if (list.len)
+				strbuf_addch(&list, ' ');
+			strbuf_addstr(&list, path);
+			if (c.v[i]->label && *c.v[i]->label) {
+				strbuf_reset(&var);
+				label_var(c.v[i]->label, &var);
+				if (!cix_drv_getenv(drv, var.buf))
+					cix_drv_setenv(drv, var.buf, path);
+			}
 		}
+		cix_drv_setenv(drv, pass ? "buildInputs" : "targetInputs", list.buf);
 	}
-	cix_drv_setenv(drv, "buildInputs", list.buf);
 	strbuf_reset(&list);
 	for (size_t i = 0; i < p->outputs.nr; i++)
 		strbuf_addf(&list, "%s%s", i ? " " : "", p->outputs.v[i]);

@@ -64,6 +64,7 @@ struct cix_input {
 		struct cix_file *file;
 	} u;
 	char *output;            /* of a package: NULL for "out" */
+	unsigned native;         /* a native input: for the build machine */
 };
 
 /* A string of the build command: text, after the path of an input when labelled. */
@@ -80,6 +81,14 @@ enum cix_build_system {
 struct cix_package {
 	char *name, *version;
 	char *location;                /* "FILE:LINE:COLUMN" of its definition, or NULL */
+	/*
+	 * NULL: built for the build machine. Else the GNU triplet it is
+	 * cross-built for: then its native inputs and implicit inputs run on
+	 * the build machine (their directories go to buildInputs: PATH...),
+	 * its other inputs are for the target (targetInputs: headers and
+	 * libraries, CROSS_CPATH and CROSS_LIBRARY_PATH of the builder).
+	 */
+	char *target;
 	struct cix_input source;       /* label NULL; kind ORIGIN, ITEM or FILE; or none */
 	int has_source;
 	enum cix_build_system build_system;

@@ -36,6 +36,11 @@ static SCM memo;   /* package, origin... -> the C node read from it (eq hash tab
  * packages each writing (local-file "builder") add it once).
  */
 static SCM local_files;
+/*
+ * A package cross-built is another node than the same package built
+ * natively: those of each target are memoised in their own table.
+ */
+static SCM cross_memos;   /* (#f ("TRIPLET" . eq-hash-table) ...) */
 
 /* ---- primitives: (cix primitives) ---- */
 
@@ -55,6 +60,16 @@ static SCM prim_base32(SCM str)
 	return bv;
 }
 
+static struct cix_lower *scheme_lower;   /* cix_scheme_set_lower */
+
+void cix_scheme_set_lower(struct cix_lower *l)
+{
+	scheme_lower = l;
+}
+
+/* (%package-derivation PACKAGE TARGET): below, with the readers. */
+static SCM prim_package_derivation(SCM pkg, SCM target);
+
 static SCM prim_data_dir(void)
 {
 	const char *d = getenv("CIX_DATA_DIR");
@@ -65,7 +80,8 @@ static void define_primitives(void *unused)
 {
 	scm_c_define_gsubr("%nix-base32->bytevector", 1, 0, 0, prim_base32);
 	scm_c_define_gsubr("%cix-data-dir", 0, 0, 0, prim_data_dir);
-	scm_c_export("%nix-base32->bytevector", "%cix-data-dir", NULL);
+	scm_c_define_gsubr("%package-derivation", 2, 0, 0, prim_package_derivation);
+	scm_c_export("%nix-base32->bytevector", "%cix-data-dir", "%package-derivation", NULL);
 	(void)unused;
 }
 
@@ -97,19 +113,22 @@ static void *init(void *unused)
 	strbuf_release(&def);
 	strbuf_release(&compiled);
 	memo = scm_permanent_object(scm_c_make_hash_table(64));
+	cross_memos = scm_permanent_object(scm_list_1(SCM_BOOL_F));
 	local_files = scm_permanent_object(scm_c_make_hash_table(16));
 	(void)unused;
 	return NULL;
 }
 
 /* (cix ui)'s procedures that the reading of every record calls, looked up once. */
-static SCM record_ref, record_kind;
+static SCM record_ref, record_kind, lowered_arguments;
 
 static SCM use_ui(void *unused)
 {
 	scm_c_use_module("cix ui");
 	record_ref = scm_permanent_object(scm_c_public_ref("cix ui", "record-ref"));
 	record_kind = scm_permanent_object(scm_c_public_ref("cix ui", "record-kind"));
+	lowered_arguments =
+		scm_permanent_object(scm_c_public_ref("cix ui", "package-lowered-arguments"));
 	(void)unused;
 	return SCM_BOOL_T;
 }
@@ -185,6 +204,7 @@ static int is(const char *kind, SCM obj)
 struct reader {
 	struct cix_err *err;
 	int depth;
+	const char *target;   /* the packages read are cross-built for it; NULL: native */
 };
 
 static int read_package(struct reader *rd, SCM p, struct cix_package **out);
@@ -205,6 +225,20 @@ static void *memo_get(SCM obj)
 	return scm_is_false(v) ? NULL : scm_to_pointer(v);
 }
 
+
+static SCM package_memo(const char *target)
+{
+	if (!target)
+		return memo;
+	SCM key = scm_from_utf8_string(target);
+	SCM t = scm_assoc_ref(SCM_CDR(cross_memos), key);
+	if (scm_is_false(t)) {
+		t = scm_c_make_hash_table(64);
+		scm_set_cdr_x(cross_memos, scm_acons(key, t, SCM_CDR(cross_memos)));
+	}
+	return t;
+}
+
 /*
  * The nodes live until the process ends. Listed here as well, in memory of
  * malloc's: a leak checker does not see into the collector's heap, where
@@ -213,11 +247,16 @@ static void *memo_get(SCM obj)
 static void **nodes;
 static size_t nr_nodes, alloc_nodes;
 
-static void memo_put(SCM obj, void *node)
+static void memo_put_in(SCM table, SCM obj, void *node)
 {
-	scm_hashq_set_x(memo, obj, scm_from_pointer(node, NULL));
+	scm_hashq_set_x(table, obj, scm_from_pointer(node, NULL));
 	ALLOC_GROW(nodes, nr_nodes + 1, alloc_nodes);
 	nodes[nr_nodes++] = node;
+}
+
+static void memo_put(SCM obj, void *node)
+{
+	memo_put_in(memo, obj, node);
 }
 
 /* A source or a non-package input: origin, bootstrap item, local file. */
@@ -386,7 +425,10 @@ static int read_lowered_args(struct reader *rd, SCM alist, struct cix_package *p
 
 static int read_package(struct reader *rd, SCM obj, struct cix_package **out)
 {
-	struct cix_package *p = memo_get(obj);
+	SCM table = package_memo(rd->target);
+	SCM v = scm_hashq_ref(table, obj, SCM_BOOL_F);
+	struct cix_package *p = scm_is_false(v) ? NULL : scm_to_pointer(v);
+	const char *target = rd->target;
 	struct strbuf who = STRBUF_INIT;
 	int r = 0;
 
@@ -397,9 +439,10 @@ static int read_package(struct reader *rd, SCM obj, struct cix_package **out)
 	if (rd->depth > 256)
 		return cix_error(rd->err, -CIX_ELIMIT, "packages nested too deep");
 	p = xcalloc(1, sizeof(*p));
-	memo_put(obj, p);   /* (a package that needs itself is caught by lowering) */
+	memo_put_in(table, obj, p);   /* (a package that needs itself is caught by lowering) */
 	*out = p;
 	rd->depth++;
+	p->target = target ? xstrdup(target) : NULL;
 	p->name = string_or_null(field(obj, "name"));
 	p->version = string_or_null(field(obj, "version"));
 	p->location = string_or_null(field(obj, "location"));
@@ -432,22 +475,58 @@ static int read_package(struct reader *rd, SCM obj, struct cix_package **out)
 		r = cix_error(rd->err, -CIX_EUNSUPPORTED, "%s: unknown build system", who.buf);
 		goto out;
 	}
-	SCM lowered = field(obj, "lowered-arguments");
-	if ((r = read_lowered_args(rd, lowered, p, who.buf)) < 0)
-		goto out;
-	if ((r = read_inputs(rd, field(obj, "inputs"), &p->inputs, &p->nr_inputs,
-			     &p->alloc_inputs, who.buf)) < 0 ||
-	    (r = read_inputs(rd, field(obj, "native-inputs"), &p->inputs, &p->nr_inputs,
+	/*
+	 * The build system's say, and its implicit inputs (the bootstrap, the
+	 * builder, a cross tool chain), are for the build machine; so are the
+	 * native inputs. The inputs and propagated inputs are for the target.
+	 */
+	SCM lowered = scm_call_2(lowered_arguments, obj,
+				 target ? scm_from_utf8_string(target) : SCM_BOOL_F);
+	rd->target = NULL;
+	r = read_lowered_args(rd, lowered, p, who.buf);
+	rd->target = target;
+	if (r < 0 ||
+	    (r = read_inputs(rd, field(obj, "inputs"), &p->inputs, &p->nr_inputs,
 			     &p->alloc_inputs, who.buf)) < 0)
 		goto out;
+	size_t native = p->nr_inputs;
+	rd->target = NULL;
+	r = read_inputs(rd, field(obj, "native-inputs"), &p->inputs, &p->nr_inputs,
+			&p->alloc_inputs, who.buf);
+	rd->target = target;
+	if (r < 0)
+		goto out;
+	for (size_t i = native; i < p->nr_inputs; i++)
+		p->inputs[i].native = 1;
 	size_t before = p->nr_inputs;
 	r = read_inputs(rd, field(obj, "propagated-inputs"), &p->inputs, &p->nr_inputs,
 			&p->alloc_inputs, who.buf);
 	p->nr_propagated = p->nr_inputs - before;
 out:
+	rd->target = target;
 	rd->depth--;
 	strbuf_release(&who);
 	return r;
+}
+
+/* (%package-derivation PACKAGE TARGET): the file name of its .drv, written to the store. */
+static SCM prim_package_derivation(SCM pkg, SCM target)
+{
+	struct cix_err err = { 0 };
+	char *t = scm_is_string(target) ? scm_to_utf8_string(target) : NULL;
+	struct reader rd = { &err, 0, t };
+	struct cix_package *p = NULL;
+	int r;
+
+	if (!scheme_lower)
+		r = cix_error(&err, -CIX_EINVAL, "no store to write derivations to here");
+	else if ((r = read_package(&rd, pkg, &p)) == 0)
+		r = cix_lower_package(scheme_lower, p, &err);
+	free(t);
+	if (r < 0)
+		scm_misc_error("package-derivation", "~a",
+			       scm_list_1(scm_from_utf8_string(err.msg)));
+	return scm_from_utf8_string(p->drv_path);
 }
 
 /* ---- search paths ---- */
@@ -529,6 +608,7 @@ static int read_search_paths(struct reader *rd, SCM list, struct cix_scheme_targ
 void cix_scheme_target_release(struct cix_scheme_target *t)
 {
 	free(t->output);
+	free(t->drv_path);
 	free(t->name);
 	free(t->version);
 	for (size_t i = 0; i < t->nr_search_paths; i++)
@@ -569,6 +649,19 @@ int cix_scheme_init(struct cix_err *err)
 	return 0;
 }
 
+static char *cross_target;   /* cix_scheme_set_target */
+
+void cix_scheme_set_target(const char *triplet)
+{
+	free(cross_target);
+	cross_target = triplet && *triplet ? xstrdup(triplet) : NULL;
+}
+
+static SCM target_scm(void)
+{
+	return cross_target ? scm_from_utf8_string(cross_target) : SCM_BOOL_F;
+}
+
 struct lower_call {
 	const char *what;       /* "spec", "expr", "file" */
 	const char *arg;
@@ -581,12 +674,19 @@ struct lower_call {
 static SCM lower_body(void *data)
 {
 	struct lower_call *lc = data;
-	struct reader rd = { lc->err, 0 };
+	struct reader rd = { lc->err, 0, cross_target };
 	SCM proc = scm_c_public_ref("cix ui", lc->what[0] == 's' ? "find-package-for-spec" :
 					      lc->what[0] == 'e' ? "package-from-expression" :
 								    "package-from-file");
-	SCM res = scm_call_1(proc, scm_from_utf8_string(lc->arg));
-	/* (package . output) */
+	SCM res = scm_call_3(scm_c_public_ref("cix ui", "with-target"), target_scm(), proc,
+			     scm_from_utf8_string(lc->arg));
+	/* (package . output), or (DRV-FILE-NAME . #f) */
+	if (scm_is_pair(res) && scm_is_string(SCM_CAR(res))) {
+		lc->t->drv_path = clean_string(SCM_CAR(res));
+		lc->r = lc->t->drv_path ? 0 : cix_error(lc->err, -CIX_EINVAL, "%s: bad file name",
+							 lc->arg);
+		return SCM_BOOL_T;
+	}
 	if (!scm_is_pair(res) || !is("package", SCM_CAR(res))) {
 		lc->r = cix_error(lc->err, -CIX_EINVAL, "%s does not give a package", lc->arg);
 		return SCM_BOOL_F;
@@ -655,8 +755,9 @@ struct manifest_call {
 static SCM manifest_body(void *data)
 {
 	struct manifest_call *mc = data;
-	struct reader rd = { mc->err, 0 };
-	SCM entries = scm_call_1(scm_c_public_ref("cix ui", "manifest-from-file"),
+	struct reader rd = { mc->err, 0, cross_target };
+	SCM entries = scm_call_3(scm_c_public_ref("cix ui", "with-target"), target_scm(),
+				 scm_c_public_ref("cix ui", "manifest-from-file"),
 				 scm_from_utf8_string(mc->file));
 	long n = scm_ilength(entries);
 	if (n < 0 || n > MAX_MANIFEST_ENTRIES) {

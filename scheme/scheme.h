@@ -18,6 +18,11 @@ int cix_scheme_init(struct cix_err *err);
 /* A package named on the command line, read into C for lowering. */
 struct cix_scheme_target {
 	struct cix_package *package;
+	/*
+	 * Or, from an expression or a file that gives a derivation's file name
+	 * (package-derivation, package-cross-derivation): that name.
+	 */
+	char *drv_path;
 	char *output;              /* the output asked for ("glib:doc"), or NULL */
 	/* A manifest's entry: its name and version, or NULL: the package's. */
 	char *name, *version;
@@ -36,6 +41,20 @@ void cix_scheme_target_release(struct cix_scheme_target *t);
  * value is a package. Scheme errors come back as one line with their place
  * (FILE:LINE:COLUMN) when Guile knows it.
  */
+/*
+ * From now on, the packages read are cross-built for triplet (a GNU
+ * triplet such as "aarch64-linux-gnu"; %current-target-system is set to
+ * it while they are evaluated and lowered); NULL: natively.
+ */
+void cix_scheme_set_target(const char *triplet);
+
+/*
+ * The lowering that package-derivation and package-cross-derivation of
+ * (guix packages) use while packages are read (NULL: none, and they fail).
+ */
+struct cix_lower;
+void cix_scheme_set_lower(struct cix_lower *l);
+
 int cix_scheme_read_spec(const char *spec, struct cix_scheme_target *t, struct cix_err *err);
 int cix_scheme_read_expr(const char *expr, struct cix_scheme_target *t, struct cix_err *err);
 int cix_scheme_read_file(const char *file, struct cix_scheme_target *t, struct cix_err *err);

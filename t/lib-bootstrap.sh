@@ -68,3 +68,20 @@ elf_in_store () {
 	readelf -d "$1" | sed -n "s/.*runpath: \[\(.*\)\]/\1/p" | tr : "\n" >runpath &&
 	test -s runpath && ! grep -v "^$CIX_STORE_DIR/" runpath
 }
+
+# cross_make TRIPLET: scripts/make-cross-tools' tarball for TRIPLET, made
+# once and kept in $BOOT_CACHE/cross-KEY (keyed by the script's hash, under
+# the bootstrap's lock); sets CROSS to its directory.
+MCT=$CIX_SRC_DIR/scripts/make-cross-tools
+cross_make () {
+	CROSS=$BOOT_CACHE/cross-$(sha256sum <"$MCT" | cut -c1-16)
+	mkdir -p "$BOOT_CACHE" &&
+	(
+		flock 9 &&
+		if [ ! -f "$CROSS/$1.done" ]; then
+			mkdir -p "$CROSS" &&
+			"$MCT" -c "$BOOT_CACHE/bootstrap-debs" -o "$CROSS" "$1" >"$CROSS/$1.log" 2>&1 &&
+			touch "$CROSS/$1.done"
+		fi
+	) 9>"$BOOT_CACHE/bootstrap.lock"
+}

@@ -13,24 +13,7 @@ unset CIX_NO_EVAL_CACHE
 P=$TRASH_DIRECTORY/pkgs
 CIX_SCHEME_PATH=$CIX_SCHEME_PATH:$P
 
-cat >mkpkg.c <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/stat.h>
-int main(int argc, char **argv)
-{
-	const char *out = getenv("out");
-	char p[4096];
-	FILE *f;
-	mkdir(out, 0755);
-	snprintf(p, sizeof(p), "%s/bin", out); mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/bin/%s", out, argv[1]);
-	if (!(f = fopen(p, "w")) || fprintf(f, "%s %s\n", argv[1], argv[2]) < 0 || fclose(f))
-		return 2;
-	return chmod(p, 0755) ? 2 : 0;
-}
-EOF
-gcc -static -O2 -o mkpkg mkpkg.c 2>/dev/null && test_set_prereq STATIC
+gcc -static -O2 -o mkpkg "$CIX_SRC_DIR/t/data/mkpkg.c" 2>/dev/null && test_set_prereq STATIC
 echo one >note
 
 # module VERSION-OF-GAMMA: (gnu packages ec), saying "loading ec" when loaded.

@@ -18,7 +18,8 @@
   #:autoload (system vm program) (source:file source:line-for-user source:column)
   #:export (describe-error find-package-for-spec package-from-expression
             package-from-file manifest-from-file package-search-path-sexps
-            module-package-entries record-kind record-ref))
+            module-package-entries record-kind record-ref
+            package-lowered-arguments with-target))
 
 ;;; ---- errors: one line, with the place they come from ----
 
@@ -142,6 +143,7 @@
 
 (define (as-package what value)
   (cond ((package? value) (cons value #f))
+        ((and (string? value) (string-suffix? ".drv" value)) (cons value #f))
         (else (error (format #f "~a: ~s is not a package" what value)))))
 
 (define (package-from-expression str)
@@ -195,6 +197,18 @@
 ;;; ---- the records, for the C code that reads them ----
 ;;; (SRFI-9's predicates and accessors are macros in Guile 3: C calls these.)
 
+;;; What the build system makes of P's arguments, for TARGET (a GNU
+;;; triplet: P cross-built for it) or #f (P built natively).
+(define (package-lowered-arguments p target)
+  (parameterize ((%current-target-system target))
+    ((build-system-lower (package-build-system p))
+     (package-arguments p) (package-location p) target)))
+
+;;; PROC applied to ARGS with %current-target-system set to TARGET.
+(define (with-target target proc . args)
+  (parameterize ((%current-target-system target))
+    (apply proc args)))
+
 (define (record-kind x)
   (cond ((package? x) 'package)
         ((origin? x) 'origin)
@@ -216,9 +230,7 @@
            ((native-inputs) (package-native-inputs x))
            ((propagated-inputs) (package-propagated-inputs x))
            ((build-system-name) (build-system-name (package-build-system x)))
-           ((lowered-arguments)
-            ((build-system-lower (package-build-system x))
-             (package-arguments x) (package-location x)))
+           ((lowered-arguments) (package-lowered-arguments x #f))
            (else (bad))))
         ((origin? x)
          (case field

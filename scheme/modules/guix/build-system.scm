@@ -7,12 +7,14 @@
             keyword-arguments->alist))
 
 ;;; A build system turns a package's arguments into what its derivation
-;;; needs: (lower ARGUMENTS LOCATION) gives an alist with
+;;; needs: (lower ARGUMENTS LOCATION TARGET) gives an alist with
 ;;;   env       ((NAME . VALUE) ...)     variables of the builder
 ;;;   builder   #f or a program          (#f: the build system's own)
 ;;;   args      (ARG ...)                strings, or (input LABEL [SUFFIX])
 ;;;   implicit  ((LABEL PACKAGE) ...)    inputs the build system adds
-;;; The derivation itself is made by cix, in C.
+;;; TARGET is #f for a native build, or the GNU triplet of the machine the
+;;; package is cross-built for (its implicit inputs are then still for the
+;;; build machine). The derivation itself is made by cix, in C.
 (define-record-type <build-system>
   (build-system name description lower)
   build-system?

@@ -23,6 +23,7 @@
             bootstrap-item-sha256 bootstrap-item-recursive?
             local-file local-file? local-file-file local-file-name
             base32 %current-system %current-target-system
+            package-derivation package-cross-derivation
             package-field-names))
 
 ;;; A package or an origin is written with its fields in any order, as in
@@ -200,4 +201,28 @@
   (%nix-base32->bytevector str))
 
 (define %current-system (make-parameter "x86_64-linux"))
+;;; #f, or the GNU triplet of the machine packages are cross-built for
+;;; (cix build --target=TRIPLET): build systems see it when lowering.
 (define %current-target-system (make-parameter #f))
+
+(define-primitive %package-derivation)
+
+;;; The file name of PACKAGE's derivation (built natively, or cross-built
+;;; for TARGET), written to the store; usable where cix writes
+;;; derivations: in `cix build -e EXPR' or `-f FILE', whose value may be one.
+;;; (Guix returns a <derivation> record; cix the file name.)
+(define* (package-derivation package #:optional (system (%current-system)))
+  (check-system 'package-derivation system)
+  (%package-derivation package #f))
+
+(define* (package-cross-derivation package target
+                                   #:optional (system (%current-system)))
+  (check-system 'package-cross-derivation system)
+  (unless (string? target)
+    (error "package-cross-derivation: the target is a GNU triplet, not" target))
+  (%package-derivation package target))
+
+(define (check-system who system)
+  (unless (equal? system "x86_64-linux")
+    (error (format #f "~a: cannot build for system ~s here (only x86_64-linux)"
+                   who system))))

@@ -73,7 +73,7 @@
                  (string-map (lambda (c) (if (char=? c #\-) #\_ c))
                              (symbol->string phase))))
 
-(define (lower-gnu arguments location)
+(define* (lower-gnu arguments location #:optional target)
   (define args
     (keyword-arguments->alist
      "gnu-build-system" arguments
@@ -91,10 +91,13 @@
     (error (string-append
             (if location (string-append location ": ") "")
             (format #f "gnu-build-system: #:phases must be a list of phases (names, or names with shell snippets), not ~s; is a modify-phases form quoted?" phases))))
+  ;; Cross-built: configure gets --build and --host, the target's tool
+  ;; chain comes as an implicit input, and tests do not run (the build
+  ;; machine cannot run what is built), as in Guix.
   `((env . ,(append
              `(("configureFlags" . ,(flags "#:configure-flags" (arg #:configure-flags '())))
                ("makeFlags" . ,(flags "#:make-flags" (arg #:make-flags '())))
-               ("tests" . ,(bool (arg #:tests? #t)))
+               ("tests" . ,(bool (and (not target) (arg #:tests? #t))))
                ("testTarget" . ,(arg #:test-target "check"))
                ("parallelBuild" . ,(bool (arg #:parallel-build? #t)))
                ("parallelTests" . ,(bool (arg #:parallel-tests? #t)))
@@ -102,12 +105,31 @@
                ("stripBinaries" . ,(bool (arg #:strip-binaries? #t)))
                ("validateRunpath" . ,(bool (arg #:validate-runpath? #t)))
                ("phases" . ,(string-join (map (compose symbol->string phase-name) phases) " ")))
+             (if target
+                 `(("target" . ,target) ("build" . ,(build-triplet)))
+                 '())
              (filter-map (lambda (p)
                            (and (pair? p) (cons (variable-name (car p)) (cdr p))))
                          phases)))
     (builder . #f)
     (args . ())
-    (implicit . ,(bootstrap-inputs '("bootstrap-tools" "gnu-build")))))
+    (implicit . ,(append (bootstrap-inputs '("bootstrap-tools" "gnu-build"))
+                         (if target
+                             (list (list "cross-tools" (cross-tool-chain target)))
+                             '())))))
+
+;;; The GNU triplet of the build machine, from %current-system.
+(define (build-triplet)
+  (let* ((system ((module-ref (resolve-interface '(guix packages)) '%current-system)))
+         (dash (string-index system #\-)))
+    (string-append (substring system 0 dash) "-linux-gnu")))
+
+(define (cross-tool-chain target)
+  (unless (and (string? target) (> (string-length target) 0)
+               (string-every (char-set-union char-set:letter+digit (char-set #\- #\_ #\.))
+                             target))
+    (error (format #f "gnu-build-system: bad target triplet ~s" target)))
+  ((module-ref (resolve-interface '(gnu packages cross-base)) 'cross-tools) target))
 
 ;;; The bootstrap binaries and the builder, from (gnu packages bootstrap),
 ;;; looked up when a package is lowered.

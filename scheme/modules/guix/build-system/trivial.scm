@@ -8,7 +8,7 @@
 ;;; list (PROGRAM ARG ...) whose items are strings or (input LABEL [SUFFIX])
 ;;; (that input's store path, followed by SUFFIX). #:env adds variables;
 ;;; #:implicit-inputs? #f leaves out the bootstrap tools (for the seeds).
-(define (lower-trivial arguments location)
+(define* (lower-trivial arguments location #:optional target)
   (define args
     (keyword-arguments->alist "trivial-build-system" arguments
                               '(#:builder #:env #:implicit-inputs?) location))

@@ -1,0 +1,31 @@
+/* target.c - --target=TRIPLET of cix build and cix package */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "cix.h"
+
+#include <string.h>
+
+/*
+ * A GNU triplet: two to four dash-separated parts of lowercase letters,
+ * digits, '_' and '.', at most 64 characters ("aarch64-linux-gnu").
+ * Whether cix has a tool chain for it is the packages' to say.
+ */
+int valid_triplet(const char *s)
+{
+	size_t len = strlen(s), parts = 1, run = 0;
+	if (!len || len > 64)
+		return 0;
+	for (const char *p = s; *p; p++) {
+		if (*p == '-') {
+			if (!run)
+				return 0;
+			parts++;
+			run = 0;
+		} else if ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' ||
+			   *p == '.') {
+			run++;
+		} else {
+			return 0;
+		}
+	}
+	return run && parts >= 2 && parts <= 4;
+}
