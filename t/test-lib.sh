@@ -26,8 +26,11 @@ LSAN_OPTIONS=suppressions=$CIX_SRC_DIR/t/lsan.supp:print_suppressions=0
 export LSAN_OPTIONS
 PATH=$CIX_BUILD_DIR:$PATH
 export PATH
-# No network here: keep Nix away from its default binary cache.
+# No network here: keep Nix away from its default binary cache. Nix builds
+# as the user running the tests: Debian's nix-bin without nix-setup-systemd
+# has no nixbld group, which Nix would otherwise require.
 NIX_CONFIG='substituters =
+build-users-group =
 experimental-features = nix-command'
 export NIX_CONFIG
 LC_ALL=C
