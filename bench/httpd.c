@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
@@ -25,6 +26,9 @@
  *   /loop              302 to itself, forever
  *   /status/N          an empty response with status N (200..599)
  *   /slow              one byte a second, for a minute
+ *   /pks/lookup?op=get&search=0xHEX
+ *                      ROOT/pks/0xHEX (uppercase), as a key server's HKP answer
+ * A directory is served as its index.html, when it has one.
  * Exit 77 when TLS is asked for and libmicrohttpd has none.
  */
 
@@ -60,7 +64,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
-	char path[4096];
+	char path[4096], lookup[80];
 	struct stat st;
 	int fd;
 
@@ -86,8 +90,24 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		MHD_destroy_response(r);
 		return ret;
 	}
+	if (!strcmp(url, "/pks/lookup")) {
+		const char *op = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "op");
+		const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "search");
+		char key[64];
+		size_t n = q ? strlen(q) : 0;
+		if (!op || strcmp(op, "get") || n < 10 || n > 42 || strncmp(q, "0x", 2) ||
+		    strspn(q + 2, "0123456789ABCDEFabcdef") != n - 2)
+			return reply(c, 400, "bad key lookup\n", NULL);
+		for (size_t i = 0; i <= n; i++)
+			key[i] = (char)(i < 2 ? q[i] : toupper((unsigned char)q[i]));
+		snprintf(lookup, sizeof(lookup), "/pks/%s", key);
+		url = lookup;
+	}
 	if (url[0] != '/' || strstr(url, "..") ||
 	    (size_t)snprintf(path, sizeof(path), "%s%s", root, url) >= sizeof(path))
+		return reply(c, 400, "bad request\n", NULL);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    (size_t)snprintf(path, sizeof(path), "%s%s/index.html", root, url) >= sizeof(path))
 		return reply(c, 400, "bad request\n", NULL);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {

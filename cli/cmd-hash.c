@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-enum fmt { F_NIXBASE32, F_BASE32, F_BASE16, F_BASE64 };
 
 static const char *const fmt_names[] = {
 	[F_NIXBASE32] = "nix-base32", [F_BASE32] = "base32",
@@ -30,7 +29,7 @@ static void usage(FILE *f)
 		"  -V, --version          display version information and exit\n");
 }
 
-static int parse_format(const char *s, enum fmt *f)
+int hash_format_parse(const char *s, enum hash_fmt *f)
 {
 	if (!strcmp(s, "hex") || !strcmp(s, "hexadecimal")) {
 		*f = F_BASE16;
@@ -38,13 +37,13 @@ static int parse_format(const char *s, enum fmt *f)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(fmt_names); i++)
 		if (!strcmp(s, fmt_names[i])) {
-			*f = (enum fmt)i;
+			*f = (enum hash_fmt)i;
 			return 0;
 		}
 	return -1;
 }
 
-static void print_hash(const struct cix_hash *h, enum fmt f)
+void hash_format_print(const struct cix_hash *h, enum hash_fmt f)
 {
 	struct strbuf sb = STRBUF_INIT;
 	switch (f) {
@@ -88,14 +87,14 @@ int cmd_hash(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	enum cix_hash_algo algo = CIX_HASH_SHA256;
-	enum fmt fmt = F_NIXBASE32;
+	enum hash_fmt fmt = F_NIXBASE32;
 	int recursive = 0, c, status = 0;
 
 	while ((c = getopt_long(argc, argv, ":rf:H:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': recursive = 1; break;
 		case 'f':
-			if (parse_format(optarg, &fmt) < 0)
+			if (hash_format_parse(optarg, &fmt) < 0)
 				return usage_error("unknown format '%s'", optarg);
 			break;
 		case 'H':
@@ -123,7 +122,7 @@ int cmd_hash(int argc, char **argv)
 		if (r < 0)
 			status = error_err(&err);
 		else
-			print_hash(&h, fmt);
+			hash_format_print(&h, fmt);
 	}
 	return status;
 }

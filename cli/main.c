@@ -18,10 +18,13 @@ static const struct command {
 	{ "archive", cmd_archive, "manage signing keys and the keys this machine trusts" },
 	{ "build", cmd_build, "build packages or derivations" },
 	{ "derivation", cmd_derivation, "inspect derivations (.drv files)" },
+	{ "download", cmd_download, "download files into the store and print their hashes" },
 	{ "gc", cmd_gc, "collect garbage: delete what no root keeps alive" },
 	{ "hash", cmd_hash, "print the cryptographic hash of files" },
 	{ "package", cmd_package, "query the distribution's packages" },
 	{ "publish", cmd_publish, "serve the store over HTTP as a binary cache" },
+	{ "pull", cmd_pull, "update the package collection from a git repository" },
+	{ "refresh", cmd_refresh, "find newer upstream releases of GNU packages, and update to them" },
 	{ "store", cmd_store, "low-level store operations (NAR dump/restore)" },
 };
 

@@ -4,6 +4,7 @@
 #include "encoding.h"
 #include "pkg-index.h"
 #include "profile.h"
+#include "pull.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -12,6 +13,7 @@
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * Package definitions are evaluated by Guile; the records of (guix
@@ -73,7 +75,21 @@ static SCM prim_package_derivation(SCM pkg, SCM target);
 static SCM prim_data_dir(void)
 {
 	const char *d = getenv("CIX_DATA_DIR");
-	return scm_from_utf8_string(d && *d ? d : CIX_DATA_DIR);
+	char *pulled = d && *d ? NULL : cix_pull_tree();   /* cix pull's, with a builder */
+	struct strbuf sb = STRBUF_INIT;
+	if (pulled)
+		strbuf_addf(&sb, "%s/" CIX_PULL_BUILDER, pulled);
+	if (pulled && access(sb.buf, F_OK) == 0) {
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%s/" CIX_PULL_DATA, pulled);
+	} else {
+		strbuf_reset(&sb);
+		strbuf_addstr(&sb, d && *d ? d : CIX_DATA_DIR);
+	}
+	free(pulled);
+	SCM s = scm_from_utf8_string(sb.buf);
+	strbuf_release(&sb);
+	return s;
 }
 
 static void define_primitives(void *unused)
@@ -622,10 +638,14 @@ void cix_scheme_target_release(struct cix_scheme_target *t)
 void cix_scheme_search_path(struct strbuf *sb)
 {
 	const char *path = getenv("CIX_SCHEME_PATH");
+	char *pulled = path && *path ? NULL : cix_pull_tree();   /* cix pull's */
 	if (path && *path)
 		strbuf_addstr(sb, path);
+	else if (pulled)
+		strbuf_addf(sb, "%s/" CIX_PULL_MODULES ":%s/" CIX_PULL_DISTRO, pulled, pulled);
 	else
 		strbuf_addf(sb, "%s/scheme:%s/distro", CIX_DATA_DIR, CIX_DATA_DIR);
+	free(pulled);
 }
 
 static void start_guile(void)
@@ -637,7 +657,12 @@ static void start_guile(void)
 void cix_scheme_compiled_path(struct strbuf *sb)
 {
 	const char *compiled = getenv("CIX_SCHEME_COMPILED_PATH");
-	strbuf_addstr(sb, compiled && *compiled ? compiled : CIX_GO_DIR);
+	char *pulled = compiled && *compiled ? NULL : cix_pull_tree();   /* cix pull's */
+	if (pulled)
+		strbuf_addf(sb, "%s/" CIX_PULL_GO, pulled);
+	else
+		strbuf_addstr(sb, compiled && *compiled ? compiled : CIX_GO_DIR);
+	free(pulled);
 }
 
 int cix_scheme_init(struct cix_err *err)
@@ -967,4 +992,208 @@ void cix_scheme_hint_modules(const struct cix_pkg_index *idx)
 	if (cix_scheme_init(&err) == 0)
 		scm_with_guile(do_hint, (void *)idx);
 	cix_err_clear(&err);
+}
+
+/* ---- refresh ---- */
+
+struct refresh_call {
+	const char *spec;
+	struct cix_refresh_pkg *v;
+	size_t n;
+	struct cix_err *err;
+	int r;
+};
+
+#define MAX_REFRESH_PACKAGES 1000000
+
+/* Each entry: (NAME VERSION URI-or-#f SHA256-or-#f LOCATION), see (cix ui). */
+static SCM refresh_body(void *data)
+{
+	struct refresh_call *rc = data;
+	SCM entries = scm_call_1(scm_c_public_ref("cix ui", "refresh-packages"),
+				 rc->spec ? scm_from_utf8_string(rc->spec) : SCM_BOOL_F);
+	long n = scm_ilength(entries);
+	if (n < 0 || n > MAX_REFRESH_PACKAGES) {
+		rc->r = cix_error(rc->err, -CIX_ELIMIT, "too many packages");
+		return SCM_BOOL_T;
+	}
+	rc->v = xcalloc((size_t)n + 1, sizeof(*rc->v));
+	for (; scm_is_pair(entries); entries = SCM_CDR(entries)) {
+		SCM e = SCM_CAR(entries);
+		if (scm_ilength(e) != 5)
+			continue;
+		struct cix_refresh_pkg *p = &rc->v[rc->n++];
+		p->name = take_string(SCM_CAR(e));
+		p->version = take_string(SCM_CADR(e));
+		p->uri = clean_string(SCM_CADDR(e));
+		if (read_hash(scm_list_ref(e, scm_from_int(3)), &p->hash) < 0)
+			memset(&p->hash, 0, sizeof(p->hash));
+		p->location = take_string(scm_list_ref(e, scm_from_int(4)));
+	}
+	rc->r = 0;
+	return SCM_BOOL_T;
+}
+
+static void *do_refresh(void *data)
+{
+	struct refresh_call *rc = data;
+	struct call c = { SCM_BOOL_F, SCM_EOL, SCM_UNDEFINED, rc->err };
+	rc->r = -CIX_EINVAL;
+	SCM res = scm_c_catch(SCM_BOOL_T, refresh_body, rc, call_handler, &c, call_preunwind, &c);
+	if (SCM_UNBNDP(res))
+		rc->r = -CIX_EINVAL;
+	return NULL;
+}
+
+void cix_refresh_pkgs_free(struct cix_refresh_pkg *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].name);
+		free(v[i].version);
+		free(v[i].uri);
+		free(v[i].location);
+	}
+	free(v);
+}
+
+int cix_scheme_refresh_packages(const char *spec, struct cix_refresh_pkg **v, size_t *n,
+				struct cix_err *err)
+{
+	struct refresh_call rc = { spec, NULL, 0, err, 0 };
+	int r;
+	*v = NULL;
+	*n = 0;
+	if ((r = cix_scheme_init(err)) < 0)
+		return r;
+	scm_with_guile(do_refresh, &rc);
+	if (rc.r < 0) {
+		cix_refresh_pkgs_free(rc.v, rc.n);
+		return rc.r;
+	}
+	*v = rc.v;
+	*n = rc.n;
+	return 0;
+}
+
+/* ---- pull ---- */
+
+/*
+ * `cix pull` checks and compiles a collection in Scheme (given dirs and
+ * go-dir): every module loaded first, so that each is whole (its
+ * procedures defined, not only its macros) when compiling another needs
+ * it, then each compiled; the first error as one line naming the file, or
+ * the number of modules.
+ */
+static const char pull_compile_code[] =
+	"(lambda (dirs go-dir)\n"
+	"  (define (scm-files dir)\n"
+	"    ((@ (ice-9 ftw) file-system-fold)\n"
+	"     (lambda (name stat result) #t)\n"
+	"     (lambda (name stat result)\n"
+	"       (if (string-suffix? \".scm\" name) (cons name result) result))\n"
+	"     (lambda (name stat result) result)\n"
+	"     (lambda (name stat result) result)\n"
+	"     (lambda (name stat result) result)\n"
+	"     (lambda (name stat errno result)\n"
+	"       (error (string-append name \": \" (strerror errno))))\n"
+	"     '() dir))\n"
+	"  (define (module-name rel)\n"
+	"    (map string->symbol (string-split (string-drop-right rel 4) #\\/)))\n"
+	"  (define (one-line rel key args)\n"
+	"    (let* ((text (false-if-exception\n"
+	"                  (call-with-output-string\n"
+	"                    (lambda (port) (print-exception port #f key args)))))\n"
+	"           (text (string-trim-both\n"
+	"                  (string-map (lambda (c) (if (char=? c #\\newline) #\\space c))\n"
+	"                              (or text (format #f \"~a ~s\" key args))))))\n"
+	"      (if (string-contains text rel) text (string-append rel \": \" text))))\n"
+	"  ((@ (ice-9 control) call/ec)\n"
+	"   (lambda (return)\n"
+	"     (define (try rel thunk)\n"
+	"       (catch #t thunk (lambda (key . args) (return (one-line rel key args)))))\n"
+	"     (define files\n"
+	"       (apply append\n"
+	"              (map (lambda (dir)\n"
+	"                     (try dir (lambda ()\n"
+	"                                (map (lambda (file)\n"
+	"                                       (cons file (substring file (+ 1 (string-length dir)))))\n"
+	"                                     (sort (scm-files dir) string<?)))))\n"
+	"                   dirs)))\n"
+	"     (with-fluids ((%file-port-name-canonicalization 'relative))\n"
+	"     (parameterize ((current-warning-port (%make-void-port \"w\")))\n"
+	"       (for-each (lambda (f)\n"
+	"                   (try (cdr f) (lambda () (resolve-interface (module-name (cdr f))))))\n"
+	"                 files)\n"
+	"       (for-each (lambda (f)\n"
+	"                   (try (cdr f)\n"
+	"                        (lambda ()\n"
+	"                          ((@ (system base compile) compile-file)\n"
+	"                           (car f)\n"
+	"                           #:output-file (string-append go-dir \"/\"\n"
+	"                                                        (string-drop-right (cdr f) 4) \".go\")\n"
+	"                           #:warning-level 0))))\n"
+	"                 files)))\n"
+	"     (length files))))\n";
+
+struct pull_call {
+	const char *const *dirs;
+	size_t nr_dirs;
+	const char *go_dir;
+	size_t count;
+	struct cix_err *err;
+	int r;
+};
+
+static SCM pull_compile_body(void *data)
+{
+	struct pull_call *pc = data;
+	SCM dirs = SCM_EOL, load_path = scm_c_lookup("%load-path");
+	for (size_t i = pc->nr_dirs; i-- > 0;)
+		dirs = scm_cons(scm_from_utf8_string(pc->dirs[i]), dirs);
+	scm_variable_set_x(load_path, scm_append(scm_list_2(dirs, scm_variable_ref(load_path))));
+	SCM res = scm_call_2(scm_c_eval_string(pull_compile_code), dirs,
+			     scm_from_utf8_string(pc->go_dir));
+	if (scm_is_string(res)) {
+		char *s = scm_to_utf8_string(res);
+		pc->r = cix_error(pc->err, -CIX_EINVAL, "%s", s);
+		free(s);
+	} else {
+		pc->count = scm_to_size_t(res);
+		pc->r = 0;
+	}
+	return SCM_BOOL_T;
+}
+
+static SCM pull_compile_failed(void *data, SCM key, SCM args)
+{
+	struct pull_call *pc = data;
+	SCM msg = scm_simple_format(SCM_BOOL_F, scm_from_utf8_string("~a ~s"),
+				    scm_list_2(key, args));
+	char *s = scm_to_utf8_string(msg);
+	pc->r = cix_error(pc->err, -CIX_EINVAL, "cannot compile the modules: %s", s);
+	free(s);
+	return SCM_BOOL_F;
+}
+
+static void *do_pull_compile(void *data)
+{
+	scm_variable_set_x(scm_c_lookup("%load-should-auto-compile"), SCM_BOOL_F);
+	scm_c_define_module("cix primitives", define_primitives, NULL);
+	scm_c_catch(SCM_BOOL_T, pull_compile_body, data, pull_compile_failed, data, NULL, NULL);
+	return NULL;
+}
+
+int cix_scheme_compile_modules(const char *const *dirs, size_t nr_dirs, const char *go_dir,
+			       size_t *count, struct cix_err *err)
+{
+	struct pull_call pc = { dirs, nr_dirs, go_dir, 0, err, -CIX_EINVAL };
+	if (initialised)
+		return cix_error(err, -CIX_EINVAL, "Guile is in use: modules are compiled in a"
+				 " process of their own");
+	/* The modules loaded are these ones: none of cix's own may be read after. */
+	initialised = -1;
+	snprintf(init_error, sizeof(init_error), "this process compiled other modules");
+	scm_with_guile(do_pull_compile, &pc);
+	*count = pc.count;
+	return pc.r;
 }

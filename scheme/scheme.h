@@ -91,4 +91,36 @@ int cix_scheme_index_module(struct cix_pkg_module *m, struct cix_err *err);
 struct cix_pkg_index;
 void cix_scheme_hint_modules(const struct cix_pkg_index *idx);
 
+/* ---- refresh ---- */
+
+/* A package as `cix refresh` sees it (cix_scheme_refresh_packages). */
+struct cix_refresh_pkg {
+	char *name, *version;
+	char *uri;              /* its source's first URL; NULL: no url-fetch origin */
+	struct cix_hash hash;   /* that source's sha256 (len 0: none) */
+	char *location;         /* FILE:LINE:COLUMN as Guile records it, or "" */
+};
+
+/*
+ * The package spec names (NAME, NAME@VERSION or NAME-VERSION, the newest
+ * when several), or every package of the distribution when spec is NULL:
+ * *v receives *n of them, freed with cix_refresh_pkgs_free.
+ */
+int cix_scheme_refresh_packages(const char *spec, struct cix_refresh_pkg **v, size_t *n,
+				struct cix_err *err);
+void cix_refresh_pkgs_free(struct cix_refresh_pkg *v, size_t n);
+
+/* ---- pull ---- */
+
+/*
+ * Compile every module (FILE.scm) below each of dirs[0..nr_dirs) into
+ * go_dir/FILE.go, with only dirs on the load path ((cix primitives) given
+ * as usual): all of them are loaded first, then compiled; *count receives
+ * how many. The first that does not load or compile is the error, as one
+ * line naming it. For a process that has not started Guile and will not
+ * use it after (cix pull forks one): the modules stay loaded in it.
+ */
+int cix_scheme_compile_modules(const char *const *dirs, size_t nr_dirs, const char *go_dir,
+			       size_t *count, struct cix_err *err);
+
 #endif

@@ -5,7 +5,7 @@ test_description='cix --help, --version, every command has -h, usage errors exit
 . "$(dirname "$0")/test-lib.sh"
 
 # Every command of main.c's table; keep in step with it.
-commands='archive build derivation gc hash package publish store'
+commands='archive build derivation download gc hash package publish pull refresh store'
 
 test_expect_success 'cix --help prints usage and lists every command' '
 	cix --help >out 2>err &&

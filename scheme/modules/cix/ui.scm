@@ -251,3 +251,29 @@
            ((name) (local-file-name x))
            (else (bad))))
         (else (bad))))
+
+;;; ---- refresh ----
+;;; What `cix refresh' (cli/cmd-refresh.c) needs of each package: its
+;;; name, version, the first URL of its source (#f unless an url-fetch
+;;; origin), that source's sha256 (a bytevector, or #f) and its location
+;;; "FILE:LINE:COLUMN" ("" when unknown).
+
+(define (refresh-package-entry p)
+  (let* ((src (package-source p))
+         (fetch? (and (origin? src) (eq? (origin-method src) url-fetch)))
+         (uri (and fetch? (origin-uri src)))
+         (uri (if (pair? uri) (car uri) uri)))
+    (list (package-name p) (package-version p)
+          (and (string? uri) uri)
+          (and fetch? (origin-sha256 src))
+          (or (package-location p) ""))))
+
+(define (refresh-packages spec)
+  ;; The package SPEC names (NAME, NAME@VERSION, NAME-VERSION), or every
+  ;; package of the distribution when SPEC is #f, as entries.
+  (map refresh-package-entry
+       (if spec
+           (list (specification->package spec))
+           (all-packages))))
+
+(export refresh-packages)

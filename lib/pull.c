@@ -1,0 +1,44 @@
+/* pull.c - the package collections `cix pull` makes: where they are, and the one cix uses */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "pull.h"
+#include "strbuf.h"
+#include "util.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+char *cix_pull_profile(void)
+{
+	const char *config = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	struct strbuf sb = STRBUF_INIT;
+	if (config && config[0] == '/')
+		strbuf_addf(&sb, "%s/cix/current", config);
+	else if (home && home[0] == '/')
+		strbuf_addf(&sb, "%s/.config/cix/current", home);
+	else
+		return NULL;
+	return strbuf_detach(&sb, NULL);
+}
+
+static int set(const char *var)
+{
+	const char *v = getenv(var);
+	return v && *v;
+}
+
+char *cix_pull_tree(void)
+{
+	char *profile, *tree;
+	struct stat st;
+	if (set("CIX_SCHEME_PATH") || set("CIX_SCHEME_COMPILED_PATH") ||
+	    !(profile = cix_pull_profile()))
+		return NULL;
+	tree = realpath(profile, NULL);
+	free(profile);
+	if (tree && (stat(tree, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		free(tree);
+		tree = NULL;
+	}
+	return tree;
+}

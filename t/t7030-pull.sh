@@ -1,0 +1,249 @@
+#!/bin/sh
+# t7030-pull.sh - cix pull: the package collection from a git repository, in generations
+# SPDX-License-Identifier: GPL-3.0-or-later
+test_description='cix pull: a commit of a git repository built into the store and used by cix, generations, roll-back, GC roots, broken commits and bad URLs refused'
+. "$(dirname "$0")/test-lib.sh"
+
+CIX_STORE_DIR=$TRASH_DIRECTORY/store
+CIX_STATE_DIR=$TRASH_DIRECTORY/state
+CIX_LOG_DIR=$TRASH_DIRECTORY/log
+export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+unset XDG_CONFIG_HOME XDG_CACHE_HOME CIX_PULL_URL
+GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org
+GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org GIT_CONFIG_NOSYSTEM=1
+export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL GIT_CONFIG_NOSYSTEM
+REPO=$TRASH_DIRECTORY/repo
+CUR=$HOME/.config/cix/current
+
+command -v git >/dev/null && test_set_prereq GIT
+
+# cix as a user who set none of the variables of test-lib: the pulled
+# generation is then what it uses.
+pulled () {
+	env -u CIX_SCHEME_PATH -u CIX_SCHEME_COMPILED_PATH -u CIX_DATA_DIR cix "$@"
+}
+# The store path of generation N.
+gen () { readlink "$CUR-$1-link"; }
+commit_repo () { (cd "$REPO" && git add -A && git commit -q -m "$1" && git rev-parse HEAD); }
+
+# A static program of the host builds the package the second commit adds.
+cat >mkpkg.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+int main(int argc, char **argv)
+{
+	char p[4096];
+	const char *out = getenv("out");
+	FILE *f;
+	mkdir(out, 0755);
+	snprintf(p, sizeof(p), "%s/bin", out); mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/bin/pulltest", out);
+	if (!(f = fopen(p, "w")) || fprintf(f, "%s\n", argc > 1 ? argv[1] : "?") < 0 || fclose(f))
+		return 2;
+	return 0;
+}
+EOF
+gcc -static -O2 -o mkpkg mkpkg.c 2>/dev/null && test_set_prereq STATIC
+
+write_pulltest () {
+	cat >"$REPO/distro/gnu/packages/pulltest.scm" <<EOF
+(define-module (gnu packages pulltest)
+  #:use-module (guix packages)
+  #:use-module (guix build-system trivial))
+(define-public pulltest
+  (package
+    (name "pulltest") (version "$1")
+    (build-system trivial-build-system)
+    (inputs \`(("mkpkg" ,(local-file "$TRASH_DIRECTORY/mkpkg" "mkpkg"))))
+    (arguments '(#:implicit-inputs? #f
+                 #:builder ((input "mkpkg") "pulltest $1")))
+    (synopsis "a package only a pull brings") (description "d")
+    (home-page "h") (license #f)))
+EOF
+}
+
+test_expect_success GIT 'a repository holding the project'"'"'s modules' '
+	mkdir -p "$REPO/scheme" &&
+	cp -R "$CIX_SRC_DIR/scheme/modules" "$REPO/scheme/modules" &&
+	cp -R "$CIX_SRC_DIR/distro" "$CIX_SRC_DIR/builder" "$REPO/" &&
+	git init -q -b main "$REPO" &&
+	commit_repo one >c1 && test_line_count = 1 c1
+'
+
+test_expect_success '--help, --version and usage errors' '
+	cix pull --help >help && grep -q -- "--roll-back" help && grep -q -- "--url" help &&
+	cix pull --version >v && grep -q "cix pull (cix)" v &&
+	test_expect_code 2 cix pull extra 2>err && grep -q "unexpected argument" err &&
+	test_expect_code 2 cix pull --branch=b --commit=abcd 2>err && grep -q "exclusive" err &&
+	test_expect_code 2 cix pull --commit=xyz 2>err && grep -q "invalid commit" err &&
+	test_expect_code 2 cix pull --branch=a..b 2>err && grep -q "invalid branch" err &&
+	test_expect_code 2 cix pull -l --roll-back 2>err && grep -q "separate" err &&
+	test_expect_code 2 cix pull -l --url=x 2>err && grep -q "separate" err &&
+	test_expect_code 2 cix pull --url=-x 2>err && grep -q "invalid URL" err &&
+	test_expect_code 2 cix pull --frobnicate 2>err && test_line_count = 2 err
+'
+
+test_expect_success GIT 'a bad URL fails in one line, and makes no generation' '
+	test_expect_code 1 cix pull --url="$TRASH_DIRECTORY/nothing" 2>err &&
+	grep "^cix pull: cannot fetch from .*nothing.*: fatal: " err &&
+	test_expect_code 1 cix pull --url="file://$TRASH_DIRECTORY/nothing" 2>err &&
+	grep -q "^cix pull: cannot fetch from .file://" err &&
+	test_path_is_missing "$CUR" &&
+	cix pull -l >list && test_line_count = 0 list &&
+	test_expect_code 1 cix pull --roll-back 2>err && grep -q "no generation yet" err &&
+	! ls "$HOME/.cache/cix/pull" | grep -q "\.git$"
+'
+
+test_expect_success GIT 'a commit that is not a repository of cix is refused' '
+	mkdir other && (cd other && git init -q -b main && echo x >README &&
+		git add README && git commit -q -m x) &&
+	test_expect_code 1 cix pull --url="$TRASH_DIRECTORY/other" 2>err &&
+	grep -q "has no scheme/modules and distro" err && test_path_is_missing "$CUR"
+'
+
+test_expect_success GIT 'cix pull: generation 1, the commit built into the store' '
+	cix pull --url="$REPO" 2>err &&
+	grep -q "generation 1: $CIX_STORE_DIR/.*-cix-pull-$(cut -c1-7 c1) " err &&
+	test "$(readlink "$CUR")" = current-1-link &&
+	p1=$(gen 1) && echo "$p1" >p1 &&
+	case $p1 in "$CIX_STORE_DIR"/*-cix-pull-$(cut -c1-7 c1)) ;; *) false ;; esac &&
+	cix store --check-validity "$p1" &&
+	test_cmp c1 "$p1/commit" &&
+	diff -r "$CIX_SRC_DIR/scheme/modules" "$p1/share/cix/scheme" &&
+	diff -r "$CIX_SRC_DIR/distro" "$p1/share/cix/distro" &&
+	diff -r "$CIX_SRC_DIR/builder" "$p1/share/cix/builder" &&
+	(cd "$p1/share/cix/scheme" && find . -name "*.scm") | sed "s/scm$/go/" | sort >want &&
+	(cd "$p1/share/cix/distro" && find . -name "*.scm") | sed "s/scm$/go/" | sort -o want - want &&
+	(cd "$p1/lib/cix/scheme/go" && find . -name "*.go") | sort >got &&
+	test_cmp want got
+'
+
+test_expect_success GIT 'cix uses it: the same packages as the source tree has, its data directory' '
+	cix package -A >from-source &&
+	pulled package -A >from-pull &&
+	test -s from-pull && test_cmp from-source from-pull &&
+	dir="((@ (cix primitives) %cix-data-dir))" &&
+	test_must_fail pulled build -d -e "(error \"data:\" $dir)" 2>err &&
+	grep -q "data: \"$(cat p1)/share/cix\"" err &&
+	test_must_fail cix build -d -e "(error \"data:\" $dir)" 2>err &&
+	grep -q "data: \"$CIX_SRC_DIR\"" err
+'
+
+test_expect_success GIT 'the same commit again: nothing to do' '
+	cix pull --url="$REPO" 2>err && grep -q "already at commit $(cat c1)" err &&
+	test "$(readlink "$CUR")" = current-1-link && test_path_is_missing "$CUR-2-link"
+'
+
+test_expect_success GIT 'a new package in the repository: generation 2 has it' '
+	write_pulltest 1.0 && commit_repo two >c2 &&
+	CIX_PULL_URL=$REPO cix pull 2>err && grep -q "generation 2: " err &&
+	test "$(readlink "$CUR")" = current-2-link && test_cmp c2 "$(gen 2)/commit" &&
+	pulled package -A pulltest >a && grep -q "^pulltest	1.0	out	gnu/packages/pulltest.scm:5$" a &&
+	cix package -A pulltest >a && test_line_count = 0 a &&
+	pulled build -d pulltest >d && grep -q -- "-pulltest-1.0.drv$" d
+'
+
+test_expect_success GIT,STATIC 'the new package builds' '
+	pulled build pulltest >out && test_line_count = 1 out &&
+	test "$(cat "$(cat out)/bin/pulltest")" = "pulltest 1.0"
+'
+
+# (LeakSanitizer cannot run under ptrace: not asked for there.)
+command -v strace >/dev/null && test_set_prereq STRACE
+test_expect_success GIT,STRACE 'cix loads the compiled modules of the generation' '
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		strace -f -e trace=openat -o trace env -u CIX_SCHEME_PATH \
+		-u CIX_SCHEME_COMPILED_PATH -u CIX_DATA_DIR cix build -d pulltest >/dev/null 2>&1 &&
+	grep -q "\"$(gen 2)/lib/cix/scheme/go/gnu/packages/pulltest.go\"" trace &&
+	grep -q "\"$(gen 2)/lib/cix/scheme/go/guix/packages.go\"" trace &&
+	! grep "\"$CIX_BUILD_DIR/scheme/go/" trace
+'
+
+test_expect_success GIT 'cix pull -l: the generations, their dates and commits' '
+	cix pull -l >list &&
+	grep -q "^Generation 1	" list && grep -q "^Generation 2	.*(current)$" list &&
+	grep -q "^  commit $(cat c1)$" list && grep -q "^  commit $(cat c2)$" list &&
+	grep -q "^  $(gen 2)$" list && test $(grep -c "(current)" list) = 1
+'
+
+test_expect_success GIT '--roll-back: generation 1, without the package; -S switches' '
+	cix pull --roll-back 2>err && grep -q "from generation 2 to 1" err &&
+	test "$(readlink "$CUR")" = current-1-link &&
+	pulled package -A pulltest >a && test_line_count = 0 a &&
+	test_must_fail pulled build -d pulltest 2>err &&
+	test_expect_code 1 cix pull --roll-back 2>err && grep -q "no generation before 1" err &&
+	cix pull -S 2 && test "$(readlink "$CUR")" = current-2-link &&
+	pulled package -A pulltest >a && test_line_count = 1 a &&
+	cix pull -S -1 && test "$(readlink "$CUR")" = current-1-link &&
+	test_expect_code 1 cix pull -S 7 2>err && grep -q "generation 7 does not exist" err &&
+	test_expect_code 1 cix pull -S x 2>err && grep -q "invalid generation" err &&
+	test "$(readlink "$CUR")" = current-1-link &&
+	cix pull --switch-generation=+1 && test "$(readlink "$CUR")" = current-2-link
+'
+
+test_expect_success GIT 'CIX_SCHEME_PATH, when set, wins over the pulled collection' '
+	CIX_SCHEME_COMPILED_PATH= cix package -A pulltest >a && test_line_count = 0 a &&
+	CIX_SCHEME_PATH= pulled package -A pulltest >a && test_line_count = 1 a
+'
+
+test_expect_success GIT 'a broken commit fails clearly and leaves the current generation' '
+	before=$(readlink "$CUR") &&
+	printf "(define-module (gnu packages broken))\n(define x (+ 1 2)\n" \
+		>"$REPO/distro/gnu/packages/broken.scm" &&
+	commit_repo broken >c3 &&
+	test_expect_code 1 cix pull --url="$REPO" 2>err &&
+	grep "^cix pull: commit $(cut -c1-12 c3) is broken (the current generation stays): gnu/packages/broken.scm:3:1: " err &&
+	test "$(readlink "$CUR")" = "$before" && test_path_is_missing "$CUR-3-link" &&
+	printf "(define-module (gnu packages broken))\n(define-public x (no-such-thing))\n" \
+		>"$REPO/distro/gnu/packages/broken.scm" &&
+	commit_repo unbound >c4 &&
+	test_expect_code 1 cix pull --url="$REPO" 2>err &&
+	grep "is broken (the current generation stays): gnu/packages/broken.scm: .*no-such-thing" err &&
+	test "$(readlink "$CUR")" = "$before" && test_path_is_missing "$CUR-3-link" &&
+	pulled package -A pulltest >a && test_line_count = 1 a &&
+	(cd "$REPO" && git rm -q distro/gnu/packages/broken.scm && git commit -q -m fixed)
+'
+
+test_expect_success GIT 'cix gc keeps every generation' '
+	cix gc 2>err &&
+	cix store --check-validity "$(gen 1)" "$(gen 2)" &&
+	cix gc --list-roots >roots &&
+	grep -q "current-1-link" roots && grep -q "current-2-link" roots &&
+	pulled package -A pulltest >a && test_line_count = 1 a
+'
+
+test_expect_success GIT '--commit: an older commit gives the same store item again' '
+	cix pull --url="$REPO" --commit=$(cut -c1-10 c1) 2>err &&
+	grep -q "generation 3: " err &&
+	test "$(gen 3)" = "$(gen 1)" &&
+	pulled package -A pulltest >a && test_line_count = 0 a &&
+	test_expect_code 1 cix pull --url="$REPO" --commit=0123456789 2>err &&
+	grep -q "no commit .0123456789." err && test "$(readlink "$CUR")" = current-3-link
+'
+
+test_expect_success GIT '--branch: the head of that branch' '
+	(cd "$REPO" && git checkout -q -b other) && write_pulltest 2.0 && commit_repo v2 >c5 &&
+	(cd "$REPO" && git checkout -q main) &&
+	cix pull --url="$REPO" --branch=other 2>err && grep -q "generation 4: " err &&
+	test_cmp c5 "$(gen 4)/commit" &&
+	pulled package -A pulltest >a && grep -q "^pulltest	2.0	" a &&
+	test_expect_code 1 cix pull --url="$REPO" --branch=nope 2>err &&
+	grep -q "^cix pull: cannot fetch from .*: fatal: .*nope" err &&
+	test "$(readlink "$CUR")" = current-4-link
+'
+
+SOCK=$TRASH_DIRECTORY/daemon.sock
+test_expect_success GIT 'through the daemon: the item added and rooted by it' '
+	test_start_daemon "$SOCK" CIX_CONF_FILE=/dev/null &&
+	(cd "$REPO" && git checkout -q other) && write_pulltest 3.0 && commit_repo v3 >c6 &&
+	CIX_DAEMON_SOCKET=$SOCK cix pull --url="$REPO" --branch=other 2>err &&
+	grep -q "generation 5: " err && test_cmp c6 "$(gen 5)/commit" &&
+	CIX_DAEMON_SOCKET=$SOCK cix gc 2>err &&
+	CIX_DAEMON_SOCKET=$SOCK cix gc --list-roots >roots &&
+	grep -q "current-5-link" roots &&
+	for n in 1 2 4 5; do cix store --check-validity "$(gen $n)" || return 1; done &&
+	pulled package -A pulltest >a && grep -q "^pulltest	3.0	" a
+'
+
+test_done
