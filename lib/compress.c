@@ -8,6 +8,7 @@
 #include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #define CHUNK (64 * 1024)
@@ -15,6 +16,20 @@
 #define XZ_MEMLIMIT (256ULL << 20)
 /* zstd windows larger than 2^27 (128 MiB) are refused: memory, not data. */
 #define ZSTD_MAX_WINDOW_LOG 27
+/*
+ * xz is written in blocks of 8 MiB, each compressed on its own by the
+ * threads there are (the same bytes whatever their number), so that a
+ * reader with several cores decompresses them in parallel too; at most
+ * XZ_MAX_THREADS threads on either side.
+ */
+#define XZ_BLOCK_SIZE (8ULL << 20)
+#define XZ_MAX_THREADS 8
+
+static uint32_t xz_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > XZ_MAX_THREADS ? XZ_MAX_THREADS : (uint32_t)n;
+}
 
 int cix_comp_parse(const char *s, enum cix_comp *c, int *level, struct cix_err *err)
 {
@@ -72,8 +87,9 @@ struct cix_zsink *cix_zsink_new(enum cix_comp c, int level, cix_sink_fn sink, vo
 	z->opaque = opaque;
 	if (c == CIX_COMP_XZ) {
 		z->xz = (lzma_stream)LZMA_STREAM_INIT;
-		if (lzma_easy_encoder(&z->xz, level < 0 ? 6 : (uint32_t)level, LZMA_CHECK_CRC64) !=
-		    LZMA_OK)
+		lzma_mt mt = { .threads = xz_threads(), .block_size = XZ_BLOCK_SIZE,
+			       .preset = level < 0 ? 6 : (uint32_t)level, .check = LZMA_CHECK_CRC64 };
+		if (lzma_stream_encoder_mt(&z->xz, &mt) != LZMA_OK)
 			z->error = -ENOMEM;
 	} else if (c == CIX_COMP_ZSTD) {
 		if (!(z->zs = ZSTD_createCCtx()))
@@ -195,7 +211,9 @@ struct cix_zsource *cix_zsource_new(enum cix_comp c, cix_source_fn src, void *op
 	if (c == CIX_COMP_XZ) {
 		lzma_ret ret;
 		z->xz = (lzma_stream)LZMA_STREAM_INIT;
-		ret = lzma_stream_decoder(&z->xz, XZ_MEMLIMIT, LZMA_CONCATENATED);
+		lzma_mt mt = { .flags = LZMA_CONCATENATED, .threads = xz_threads(),
+			       .memlimit_threading = XZ_MEMLIMIT, .memlimit_stop = XZ_MEMLIMIT };
+		ret = lzma_stream_decoder_mt(&z->xz, &mt);
 		if (ret != LZMA_OK)
 			cix_error(&z->err, -ENOMEM, "cannot start xz decompression: %s", xz_what(ret));
 	} else if (c == CIX_COMP_ZSTD) {

@@ -97,8 +97,12 @@ static int curl_ready(struct cix_err *err)
 
 /* ---- one transfer ---- */
 
+#define RECV_BUFFER (256 * 1024)
+
 struct xfer {
 	int fd;
+	cix_sink_fn sink;             /* when not NULL, the data go there, not to fd */
+	void *sink_opaque;
 	int hashing;
 	struct cix_hash_ctx hctx;
 	uint64_t size, max;
@@ -118,7 +122,7 @@ static size_t write_cb(char *data, size_t size, size_t nmemb, void *opaque)
 		x->werr = -CIX_ELIMIT;
 		return 0;
 	}
-	r = cix_write_full(x->fd, data, len);
+	r = x->sink ? x->sink(x->sink_opaque, data, len) : cix_write_full(x->fd, data, len);
 	if (r < 0) {
 		x->werr = r;
 		return 0;
@@ -273,6 +277,8 @@ static int fetch_one(const char *url, struct xfer *x, const struct cix_fetch_opt
 	if (opts->max_size && opts->max_size <= (uint64_t)INT64_MAX)
 		cu.easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)opts->max_size);
 	cu.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	/* Fewer, larger pieces: a fast server fills more than 16 KiB per read. */
+	cu.easy_setopt(c, CURLOPT_BUFFERSIZE, (long)RECV_BUFFER);
 	cu.easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
 	cu.easy_setopt(c, CURLOPT_WRITEDATA, x);
 	cu.easy_setopt(c, CURLOPT_HEADERFUNCTION, header_cb);
@@ -465,6 +471,25 @@ static void hash_string(struct strbuf *sb, const struct cix_hash *h)
 	cix_nixbase32_encode(sb, h->bytes, h->len);
 }
 
+/* 0 if got is expected, else -CIX_EMISMATCH saying both. */
+static int check_hash(const struct cix_hash *expected, const struct cix_hash *got,
+		      const char *url_for_msg, struct cix_err *err)
+{
+	struct strbuf e = STRBUF_INIT, g = STRBUF_INIT;
+	char q[128];
+	int r;
+
+	if (got->len == expected->len && !memcmp(got->bytes, expected->bytes, got->len))
+		return 0;
+	hash_string(&e, expected);
+	hash_string(&g, got);
+	r = cix_error(err, -CIX_EMISMATCH, "hash mismatch for '%s': expected %s, got %s",
+		      cix_quote(q, sizeof(q), url_for_msg, strlen(url_for_msg)), e.buf, g.buf);
+	strbuf_release(&e);
+	strbuf_release(&g);
+	return r;
+}
+
 /* Reset the output file for another candidate. */
 static int rewind_fd(struct xfer *x, const char *dest, struct cix_err *err)
 {
@@ -523,18 +548,7 @@ static int try_candidate(const char *src, int local, const char *url_for_msg,
 		if (r < 0)
 			return r;
 	}
-	if (got.len != expected->len || memcmp(got.bytes, expected->bytes, got.len)) {
-		struct strbuf e = STRBUF_INIT, g = STRBUF_INIT;
-		char q[128];
-		hash_string(&e, expected);
-		hash_string(&g, &got);
-		r = cix_error(err, -CIX_EMISMATCH, "hash mismatch for '%s': expected %s, got %s",
-			      cix_quote(q, sizeof(q), url_for_msg, strlen(url_for_msg)),
-			      e.buf, g.buf);
-		strbuf_release(&e);
-		strbuf_release(&g);
-	}
-	return r;
+	return check_hash(expected, &got, url_for_msg, err);
 }
 
 int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expected,
@@ -655,4 +669,36 @@ out_close:
 out:
 	cix_fetch_free_urls(urls);
 	return r;
+}
+
+int cix_fetch_stream(const char *url, cix_sink_fn sink, void *opaque,
+		     const struct cix_hash *expected, const struct cix_fetch_opts *opts,
+		     struct cix_err *err)
+{
+	struct cix_fetch_opts defaults;
+	struct xfer x = { .fd = -1, .sink = sink, .sink_opaque = opaque, .url = url,
+			  .progress = { .fd = -1 } };
+	struct cix_hash got;
+	int r;
+
+	if (!opts) {
+		cix_fetch_opts_init(&defaults);
+		opts = &defaults;
+	}
+	if ((r = url_check(url, err)) < 0 || (r = check_scheme(url, opts, err)) < 0)
+		return r;
+	x.max = opts->max_size;
+	cix_fetch_progress_init(&x.progress, opts->progress_fd);
+	x.hashing = expected != NULL;
+	if (x.hashing)
+		cix_hash_init(&x.hctx, expected->algo);
+	r = has_prefix_ci(url, "file://") ? fetch_file(url, &x, err) : fetch_one(url, &x, opts, err);
+	if (!x.hashing)
+		return r;
+	if (r < 0) {
+		cix_hash_abort(&x.hctx);
+		return r;
+	}
+	cix_hash_final(&x.hctx, &got);
+	return check_hash(expected, &got, url, err);
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "err.h"
 #include "hash.h"
+#include "nar.h"
 
 /* The system-wide mirror list read by default. */
 #define CIX_MIRRORS_FILE "/etc/cix/mirrors"
@@ -70,6 +71,20 @@ void cix_fetch_opts_init(struct cix_fetch_opts *opts);
 int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expected,
 		  int recursive, int executable, const struct cix_fetch_opts *opts,
 		  struct cix_err *err);
+
+/*
+ * Download one url (http, https, ftp, or file when allowed; no mirror://,
+ * no content-addressed mirrors) and hand its bytes to sink as they arrive,
+ * as cix_fetch_url would write them (the same checks, redirects, bounds
+ * and progress). A negative return of sink stops the transfer and is
+ * returned. When expected is not NULL, the flat hash of all the bytes is
+ * checked after the last one went to sink (a mismatch: -CIX_EMISMATCH, as
+ * cix_fetch_url says it): a sink must not take its data for good before
+ * this returned 0.
+ */
+int cix_fetch_stream(const char *url, cix_sink_fn sink, void *opaque,
+		     const struct cix_hash *expected, const struct cix_fetch_opts *opts,
+		     struct cix_err *err);
 
 /*
  * Expand url into the list of URLs to try: mirror://NAME/REST from the

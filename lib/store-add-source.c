@@ -361,6 +361,14 @@ out:
 	return r;
 }
 
+void cix_store_add_nar_abort(struct cix_store *s, const char *tmp)
+{
+	struct strbuf t = STRBUF_INIT;
+	strbuf_addf(&t, "%s/%s/%s", s->store_dir, TMP_DIR, tmp);
+	cix_remove_tree_at(AT_FDCWD, t.buf, NULL);
+	strbuf_release(&t);
+}
+
 int cix_store_add_nar(struct cix_store *s, struct cix_path_info *info, int need_ca,
 		      cix_source_fn src, void *opaque, struct cix_err *err)
 {

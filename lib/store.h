@@ -103,13 +103,14 @@ int cix_store_add_nar(struct cix_store *s, struct cix_path_info *info, int need_
  * registered one at a time: prepare restores and checks the NAR (hash and
  * size) into a temporary of the store, named in tmp (nothing is left on
  * failure); commit checks the rest, registers it and removes the temporary
- * in any case. Only commit touches the database.
+ * in any case; abort removes it instead. Only commit touches the database.
  */
 int cix_store_add_nar_prepare(struct cix_store *s, const struct cix_path_info *info,
 			      cix_source_fn src, void *opaque, struct strbuf *tmp,
 			      struct cix_err *err);
 int cix_store_add_nar_commit(struct cix_store *s, struct cix_path_info *info, int need_ca,
 			     const char *tmp, struct cix_err *err);
+void cix_store_add_nar_abort(struct cix_store *s, const char *tmp);
 
 /*
  * The store as a command sees it: through the daemon when

@@ -1,7 +1,9 @@
 /* subst-run.c - fetching a substitution plan: downloads in parallel, added in order */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "substitute.h"
+#include "chan.h"
 #include "compress.h"
+#include "fetch.h"
 #include "nar.h"
 #include "narinfo.h"
 #include "store.h"
@@ -14,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* How much of a download may wait for its restore. */
+#define CHAN_SIZE (1 << 20)
 
 static int comp_of(const char *name, enum cix_comp *c, struct cix_err *err)
 {
@@ -53,17 +58,41 @@ static void info_of(struct cix_store *s, const struct cix_narinfo *ni, struct ci
 		info->ca = xstrdup(ni->ca);
 }
 
-/* Download, decompress and restore (unlocked), then register (locked). */
+/* The download of one NAR, in its own thread, into a channel. */
+struct producer {
+	const char *url;
+	const struct cix_hash *file_hash;
+	struct cix_fetch_opts fo;
+	struct cix_chan *chan;
+	struct cix_err err;
+	int r;
+};
+
+static void *produce(void *arg)
+{
+	struct producer *pr = arg;
+	pr->r = cix_fetch_stream(pr->url, cix_chan_write, pr->chan, pr->file_hash, &pr->fo,
+				 &pr->err);
+	cix_chan_close_write(pr->chan, pr->r);
+	return NULL;
+}
+
+/*
+ * Download, decompress and restore (unlocked), then register (locked). The
+ * NAR streams from the download into the restore, through a channel: the
+ * restored tree is registered only once the whole compressed file came,
+ * its hash checked, and nothing followed the compressed stream.
+ */
 static int fetch_item(struct cix_subst *p, struct cix_subst_item *it, struct cix_err *err)
 {
 	const struct cix_narinfo *ni = &it->ni;
-	struct cix_fetch_opts fo = p->opts->subs[it->sub].fetch;
-	struct strbuf url = STRBUF_INIT, dl = STRBUF_INIT, tmp = STRBUF_INIT;
+	struct producer pr = { .fo = p->opts->subs[it->sub].fetch };
+	struct strbuf url = STRBUF_INIT, tmp = STRBUF_INIT;
 	struct cix_path_info info = { 0 };
-	struct cix_buf_source *src = NULL;
 	struct cix_zsource *z = NULL;
 	enum cix_comp c = CIX_COMP_NONE;
-	int r, fd = -1;
+	pthread_t th;
+	int r;
 
 	if ((r = comp_of(ni->compression, &c, err)) < 0)
 		return r;
@@ -71,44 +100,48 @@ static int fetch_item(struct cix_subst *p, struct cix_subst_item *it, struct cix
 		      p->opts->subs[it->sub].url, (unsigned long long)(((ni->has_file_size ?
 		      ni->file_size : ni->nar_size) + 1023) / 1024));
 	strbuf_addf(&url, "%s/%s", p->opts->subs[it->sub].url, ni->url);
-	cix_subst_temp_name(p->s, "nar", &dl);
 	/* Compressed, a NAR is rarely larger than itself and a little. */
-	fo.max_size = ni->has_file_size ? ni->file_size : ni->nar_size + ni->nar_size / 8 + 65536;
-	fo.progress_fd = (p->opts->jobs == 1) ? p->opts->log_fd : -1;
-	r = cix_fetch_url(url.buf, dl.buf, ni->has_file_hash ? &ni->file_hash : NULL, 0, 0, &fo,
-			  err);
-	if (r < 0)
-		goto out;
-	if ((fd = open(dl.buf, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
-		r = cix_error_errno(err, -errno, "cannot open '%s'", dl.buf);
-		goto out;
+	pr.fo.max_size = ni->has_file_size ? ni->file_size : ni->nar_size + ni->nar_size / 8 + 65536;
+	pr.fo.progress_fd = (p->opts->jobs == 1) ? p->opts->log_fd : -1;
+	pr.url = url.buf;
+	pr.file_hash = ni->has_file_hash ? &ni->file_hash : NULL;
+	pr.chan = cix_chan_new(CHAN_SIZE);
+	if ((r = pthread_create(&th, NULL, produce, &pr)) != 0) {
+		cix_chan_free(pr.chan);
+		strbuf_release(&url);
+		return cix_error_errno(err, -r, "cannot start a download thread");
 	}
-	src = xmalloc(sizeof(*src));
-	*src = (struct cix_buf_source)CIX_BUF_SOURCE_INIT(fd);
-	z = cix_zsource_new(c, cix_buf_source_read, src, ni->nar_size, url.buf);
+	z = cix_zsource_new(c, cix_chan_read, pr.chan, ni->nar_size, url.buf);
 	info_of(p->s, ni, &info);
 	r = cix_store_add_nar_prepare(p->s, &info, cix_zsource_read, z, &tmp, err);
 	if (r < 0 && cix_zsource_error(z)->code)
 		*err = *cix_zsource_error(z);
+	/* The rest of the download: nothing more, and the file's hash right. */
+	if (r == 0)
+		r = cix_zsource_finish(z, err);
+	cix_chan_close_read(pr.chan);
+	pthread_join(th, NULL);
+	/* The download's own error says more than what the restore made of it. */
+	if (pr.r < 0 && pr.r != -EPIPE) {
+		r = pr.r;
+		*err = pr.err;
+	}
 	if (r == 0) {
 		pthread_mutex_lock(&p->lock);
 		r = cix_store_add_nar_commit(p->s, &info, 0, tmp.buf, err);
 		pthread_mutex_unlock(&p->lock);
+	} else if (tmp.len) {
+		cix_store_add_nar_abort(p->s, tmp.buf);
 	}
 	if (r < 0) {
 		struct cix_err e = *err;
 		cix_error(err, e.code, "cannot substitute '%s' from '%s': %s", it->path,
 			  p->opts->subs[it->sub].url, e.msg);
 	}
-out:
 	cix_zsource_free(z);
-	free(src);
-	if (fd >= 0)
-		close(fd);
-	unlink(dl.buf);
+	cix_chan_free(pr.chan);
 	cix_path_info_release(&info);
 	strbuf_release(&url);
-	strbuf_release(&dl);
 	strbuf_release(&tmp);
 	return r;
 }

@@ -72,6 +72,50 @@ test_expect_success STATIC,CURL,MOUNTNS 'a static cache directory (file://) work
 	test_must_fail on2 cix store --check-validity "$APP"
 '
 
+# The NAR streams from the download into the store: what is wrong only at
+# its end (its file hash, bytes after the compressed data, a cut) leaves
+# nothing, not even a temporary.
+# spoil NAME HOW: a copy NAME of the static cache whose NAR of APP is made
+# wrong by HOW (a command on the file), the narinfo's FileSize and FileHash
+# saying the new file (HOW "filehash": only the hash lies; "gone": no NAR).
+spoil () {
+	rm -rf "$1" && cp -r c "$1" &&
+	n=$1/$(basename "$APP" | cut -c1-32).narinfo &&
+	f=$1/$(sed -n "s/^URL: //p" "$n") &&
+	case $2 in
+	filehash) sed -i "s|^FileHash: .*|FileHash: sha256:$(echo x | cix hash -)|" "$n" ;;
+	gone) rm "$f" ;;
+	*) $2 "$f" &&
+	   sed -i -e "s|^FileHash: .*|FileHash: sha256:$(cix hash "$f")|" \
+		  -e "s|^FileSize: .*|FileSize: $(wc -c <"$f")|" "$n" ;;
+	esac
+}
+append () { printf "more bytes" >>"$1"; }
+cut_half () { head -c $(($(wc -c <"$1") / 2)) "$1" >"$1.cut" && mv "$1.cut" "$1"; }
+# (Before anything opens the store again: that removes dead processes' temporaries.)
+no_tmp_left () { test -z "$(ls -A store2/.cix-tmp 2>/dev/null)"; }
+
+test_expect_success STATIC,CURL,MOUNTNS 'streamed: a wrong file hash, bytes after the data, a cut NAR, a missing one: nothing left' '
+	read APP LIB <paths &&
+	spoil fh filehash &&
+	fresh2 && test_must_fail on2 cix store --substitute "file://$T/fh" "$APP" 2>err &&
+	grep -q "hash mismatch for" err &&
+	no_tmp_left && test_must_fail on2 cix store --check-validity "$APP" &&
+	spoil trail append &&
+	fresh2 && test_must_fail on2 cix store --substitute "file://$T/trail" "$APP" 2>err &&
+	grep -q "cannot decompress.*: truncated xz data" err &&
+	no_tmp_left && test_must_fail on2 cix store --check-validity "$APP" &&
+	spoil cut cut_half &&
+	fresh2 && test_must_fail on2 cix store --substitute "file://$T/cut" "$APP" 2>err &&
+	grep -q "cannot substitute" err &&
+	no_tmp_left && test_must_fail on2 cix store --check-validity "$APP" &&
+	spoil gone gone &&
+	fresh2 && test_must_fail on2 cix store --substitute "file://$T/gone" "$APP" 2>err &&
+	grep -q "cannot open" err &&
+	no_tmp_left && test_must_fail on2 cix store --check-validity "$APP" &&
+	test $(wc -l <err) = 1
+'
+
 test_expect_success STATIC,MOUNTNS,NIX 'from a cache Nix wrote (nix copy --to file://), signed by Nix' '
 	read APP LIB <paths &&
 	nix-store --generate-binary-cache-key nix-machine-1 nix.sec nix.pub &&

@@ -212,11 +212,58 @@ static void test_tools(void)
 		diag("cannot remove %s", dir);
 }
 
+/*
+ * More than 8 MiB of xz is several blocks (decompressed in parallel), the
+ * same bytes as xz(1) writes with that block size in threaded mode, and
+ * read back whole, by us and by xz(1).
+ */
+static void test_xz_blocks(void)
+{
+	size_t len = 17u << 20;
+	unsigned char *data = xmalloc(len);
+	struct strbuf z = STRBUF_INIT, back = STRBUF_INIT, cmd = STRBUF_INIT, out = STRBUF_INIT;
+	struct cix_err err = { 0 };
+	char dir[] = "/tmp/cix-compress-XXXXXX";
+	FILE *f;
+
+	fill_data(data, len, 0);
+	compress_buf(CIX_COMP_XZ, data, len, 1 << 20, &z);
+	ok(decompress_buf(CIX_COMP_XZ, z.buf, z.len, 100000, len, &back, &err) == 0 &&
+	   back.len == len && !memcmp(back.buf, data, len), "17 MiB of xz read back");
+	if (system("xz --block-size=8MiB -T2 -c </dev/null >/dev/null 2>&1") != 0 || !mkdtemp(dir)) {
+		skip("xz(1) sees 3 blocks", "no xz with --block-size");
+		skip("xz(1) writes the same", "no xz with --block-size");
+		goto out;
+	}
+	strbuf_addf(&out, "%s/ours.xz", dir);
+	f = fopen(out.buf, "w");
+	fwrite(z.buf, 1, z.len, f);
+	fclose(f);
+	strbuf_addf(&cmd, "xz --robot --list %s | grep -q '^totals[[:space:]]1[[:space:]]3[[:space:]]'",
+		    out.buf);
+	ok(system(cmd.buf) == 0, "xz(1) sees 3 blocks");
+	strbuf_reset(&cmd);
+	strbuf_addf(&cmd, "xz -dc %s/ours.xz | xz -6 -T2 --block-size=8MiB -c | cmp -s - %s/ours.xz",
+		    dir, dir);
+	ok(system(cmd.buf) == 0, "xz(1) writes the same");
+	strbuf_reset(&cmd);
+	strbuf_addf(&cmd, "rm -rf %s", dir);
+	if (system(cmd.buf) != 0)
+		diag("cannot remove %s", dir);
+out:
+	free(data);
+	strbuf_release(&z);
+	strbuf_release(&back);
+	strbuf_release(&cmd);
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	test_round_trips();
 	test_hostile();
 	test_names();
 	test_tools();
+	test_xz_blocks();
 	return done_testing();
 }
