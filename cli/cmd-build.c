@@ -155,7 +155,15 @@ static int run(struct opts *o)
 
 	if ((r = cix_store_open_client(&s, &err)) < 0)
 		goto fail;
-	struct cix_lower l = { s, "x86_64-linux", 0, NULL };
+	struct cix_build_opts bo = {
+		.max_jobs = o->max_jobs, .cores = o->cores, .keep_failed = o->keep_failed,
+		.log_fd = o->quiet ? -1 : 2, .timeout = o->timeout,
+		.max_silent = o->max_silent, .check = o->check, .no_build = o->no_build,
+	};
+	/* The caches, known before evaluating: bootstrap items may come from them. */
+	if ((r = subst_cli_apply(&o->subst, s, &bo, &err)) < 0)
+		goto fail;
+	struct cix_lower l = { .store = s, .system = "x86_64-linux", .subst = bo.subst };
 	cix_scheme_set_lower(&l);
 	for (size_t i = 0; i < o->specs.nr; i++, k++) {
 		struct cix_scheme_target st;
@@ -212,18 +220,12 @@ static int run(struct opts *o)
 	{
 		const char **drvs = xcalloc(n + 1, sizeof(*drvs));
 		size_t nd = 0;
-		struct cix_build_opts bo = {
-			.max_jobs = o->max_jobs, .cores = o->cores, .keep_failed = o->keep_failed,
-			.log_fd = o->quiet ? -1 : 2, .timeout = o->timeout,
-			.max_silent = o->max_silent, .check = o->check, .no_build = o->no_build,
-		};
 		for (size_t i = 0; i < n; i++)
 			if (ts[i].drv_path)
 				drvs[nd++] = ts[i].drv_path;
-		r = subst_cli_apply(&o->subst, s, &bo, &err);
-		if (r == 0 && o->dry_run)
+		if (o->dry_run)
 			r = print_missing(s, drvs, nd, &bo, &err);
-		else if (r == 0 && nd)
+		else if (nd)
 			r = s->remote ? cix_remote_build(s->remote, drvs, nd, &bo, &err)
 				      : cix_build_derivations(s, drvs, nd, &bo, &err);
 		free(drvs);

@@ -148,15 +148,19 @@ static void usage(FILE *f)
 		   "      --cores=N                          with --realise: NIX_BUILD_CORES (default: all)\n"
 		   "      --timeout=S                        with --realise: kill a build after S seconds\n"
 		   "      --max-silent-time=S                with --realise: ... after S seconds without output\n"
-		   "      --max-build-log-size=BYTES         with --realise: ... after BYTES of output\n");
+		   "      --max-build-log-size=BYTES         with --realise: ... after BYTES of output\n"
+		   "      --substitute-urls=URLS             with --realise: fetch from these caches\n"
+		   "      --no-substitutes                   with --realise: fetch nothing, build\n"
+		   "      --fallback                         with --realise: build what cannot be fetched\n");
 	fprintf(f, "\n  -h, --help                             display this help and exit\n"
 		   "  -V, --version                          display version information and exit\n");
 }
 
 int cmd_store(int argc, char **argv)
 {
-	enum { OPT_OP = 0x100, OPT_MOD = 0x200, OPT_CORES = 0x300, OPT_TIMEOUT, OPT_SILENT, OPT_LOG };
-	struct option opts[ARRAY_SIZE(ops) + ARRAY_SIZE(modifiers) + 8];
+	enum { OPT_OP = 0x100, OPT_MOD = 0x200, OPT_CORES = 0x300, OPT_TIMEOUT, OPT_SILENT, OPT_LOG,
+	       OPT_SUBST_URLS, OPT_NOSUBST, OPT_FALLBACK };
+	struct option opts[ARRAY_SIZE(ops) + ARRAY_SIZE(modifiers) + 11];
 	struct store_flags flags = { 0 };
 	const struct op *op = NULL;
 	int c, n = 0, r;
@@ -170,6 +174,9 @@ int cmd_store(int argc, char **argv)
 	opts[n++] = (struct option){ "timeout", required_argument, NULL, OPT_TIMEOUT };
 	opts[n++] = (struct option){ "max-silent-time", required_argument, NULL, OPT_SILENT };
 	opts[n++] = (struct option){ "max-build-log-size", required_argument, NULL, OPT_LOG };
+	opts[n++] = (struct option){ "substitute-urls", required_argument, NULL, OPT_SUBST_URLS };
+	opts[n++] = (struct option){ "no-substitutes", no_argument, NULL, OPT_NOSUBST };
+	opts[n++] = (struct option){ "fallback", no_argument, NULL, OPT_FALLBACK };
 	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	opts[n++] = (struct option){ "version", no_argument, NULL, 'V' };
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
@@ -226,6 +233,12 @@ int cmd_store(int argc, char **argv)
 				flags.max_log = v;
 			else
 				flags.max_silent = (unsigned)v;
+		} else if (c == OPT_SUBST_URLS) {
+			flags.substitute_urls = optarg;
+		} else if (c == OPT_NOSUBST) {
+			flags.no_subst = 1;
+		} else if (c == OPT_FALLBACK) {
+			flags.fallback = 1;
 		} else if (c == 'h') {
 			usage(stdout);
 			return 0;

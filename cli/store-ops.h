@@ -20,6 +20,9 @@ struct store_flags {
 	unsigned timeout;    /* --timeout (for --realise) */
 	unsigned max_silent; /* --max-silent-time (for --realise) */
 	unsigned long long max_log; /* --max-build-log-size (for --realise) */
+	const char *substitute_urls; /* --substitute-urls (for --realise) */
+	int no_subst;        /* --no-substitutes (for --realise) */
+	int fallback;        /* --fallback (for --realise) */
 };
 
 enum {

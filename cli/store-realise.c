@@ -6,6 +6,8 @@
 #include "buildlog.h"
 #include "drv.h"
 #include "remote.h"
+#include "subst-opts.h"
+#include "strvec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +47,31 @@ static int is_drv(const char *path)
 	return len >= 4 && !strcmp(path + len - 4, ".drv");
 }
 
+/* Fetch the plain paths of missing from the caches (the daemon's, or bo's). */
+static int substitute_plain(struct cix_store *s, const struct cix_build_opts *bo,
+			    const struct strvec *missing, struct cix_err *err)
+{
+	struct cix_subst plan;
+	int r = 0;
+	if (s->remote) {
+		for (size_t i = 0; r >= 0 && i < missing->nr; i++)
+			r = cix_remote_ensure_path(s->remote, missing->v[i], err);
+		return r < 0 ? r : 0;
+	}
+	if (!bo->subst)
+		return cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid and has no "
+				 "derivation here", missing->v[0]);
+	cix_subst_init(&plan, s, bo->subst);
+	for (size_t i = 0; r >= 0 && i < missing->nr; i++)
+		if ((r = cix_subst_want(&plan, (const char *const *)&missing->v[i], 1, err)) == 0)
+			r = cix_error(err, -CIX_ENOTFOUND,
+				      "path '%s' is not valid and has no substitute", missing->v[i]);
+	if (r > 0)
+		r = cix_subst_run(&plan, err);
+	cix_subst_release(&plan);
+	return r;
+}
+
 int op_realise(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
 	struct cix_build_opts opts = { .max_jobs = f->max_jobs, .cores = f->cores,
@@ -55,8 +82,11 @@ int op_realise(struct cix_store *s, const struct store_flags *f, char **args, in
 	struct cix_err err = { 0 };
 	const char **drvs = xcalloc((size_t)nargs + 1, sizeof(*drvs));
 	char **paths = xcalloc((size_t)nargs + 1, sizeof(*paths));
+	struct subst_cli sc = { .urls = f->substitute_urls, .no_subst = f->no_subst,
+				.fallback = f->fallback };
+	struct strvec missing = STRVEC_INIT;
 	size_t nr = 0;
-	int r = 0;
+	int r = subst_cli_apply(&sc, s, &opts, &err);
 
 	/* DRV!OUT,... names outputs; a plain path must simply be valid. */
 	for (int i = 0; !r && i < nargs; i++) {
@@ -69,11 +99,13 @@ int op_realise(struct cix_store *s, const struct store_flags *f, char **args, in
 		if (is_drv(paths[i]))
 			drvs[nr++] = paths[i];
 		else if ((r = cix_store_is_valid(s, paths[i], &err)) == 0)
-			r = cix_error(&err, -CIX_ENOTFOUND,
-				      "path '%s' is not valid and has no derivation here", paths[i]);
+			strvec_push(&missing, paths[i]);
 		else if (r > 0)
 			r = 0;
 	}
+	/* A plain path that is not valid can only come from a cache. */
+	if (!r && missing.nr)
+		r = substitute_plain(s, &opts, &missing, &err);
 	if (!r)
 		r = s->remote ? cix_remote_build(s->remote, drvs, nr, &opts, &err)
 			      : cix_build_derivations(s, drvs, nr, &opts, &err);
@@ -88,6 +120,8 @@ int op_realise(struct cix_store *s, const struct store_flags *f, char **args, in
 		free(paths[i]);
 	free(paths);
 	free(drvs);
+	strvec_clear(&missing);
+	subst_cli_release(&sc);
 	if (r == -CIX_ENONDET) {
 		error_err(&err);
 		return 104; /* as nix-store: a check found a difference */

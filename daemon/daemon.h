@@ -104,6 +104,15 @@ void conn_subst_release(struct conn_subst *cs);
 int conn_substitute_paths(struct conn *c, const char *const *paths, size_t n, int log_fd,
 			  struct cix_err *err);
 
+/*
+ * What the client's caches have of paths (those valid here included):
+ * fn(opaque, path, its narinfo) for each path a cache has and can be
+ * trusted for. Only a setup failure (the ACL, the URLs) is an error.
+ */
+typedef void (*conn_subst_found_fn)(void *opaque, const char *path, const struct cix_narinfo *ni);
+int conn_subst_query(struct conn *c, const char *const *paths, size_t n, conn_subst_found_fn fn,
+		     void *opaque, struct cix_err *err);
+
 /* Helpers for operations (conn.c). */
 int conn_read_path(struct conn *c, struct strbuf *out, struct cix_err *err);
 int conn_read_paths(struct conn *c, struct strvec *out, struct cix_err *err);

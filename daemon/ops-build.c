@@ -300,7 +300,8 @@ static int op_ensure_path(struct conn *c, struct cix_err *err)
 	int r = conn_read_path(c, &p, err);
 	if (!r && (r = cix_db_is_valid(c->s->db, p.buf, err)) == 0) {
 		const char *one = p.buf;
-		r = conn_substitute_paths(c, &one, 1, -1, err);
+		if ((r = conn_substitute_paths(c, &one, 1, -1, err)) == 0)
+			r = 1;   /* fetched */
 	}
 	if (r > 0) {
 		r = 0;

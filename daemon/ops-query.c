@@ -246,26 +246,107 @@ static int op_query_all_valid_paths(struct conn *c, struct cix_err *err)
 }
 
 /* There are no substituters yet (issue 9): nothing is substitutable. */
-static int op_has_substitutes(struct conn *c, struct cix_err *err)
+/* ---- what the caches have (the daemon's, or those the client chose) ---- */
+
+struct subst_found {
+	struct conn *c;
+	struct strvec paths;
+	struct cix_narinfo *infos;  /* with infos: each narinfo copied (its fields) */
+	size_t nr;
+	int want_infos;
+};
+
+static void found(void *opaque, const char *path, const struct cix_narinfo *ni)
+{
+	struct subst_found *f = opaque;
+	strvec_push(&f->paths, path);
+	if (!f->want_infos)
+		return;
+	f->infos = xrealloc(f->infos, (f->nr + 1) * sizeof(*f->infos));
+	struct cix_narinfo *d = &f->infos[f->nr++];
+	memset(d, 0, sizeof(*d));
+	d->deriver = ni->deriver ? xstrdup(ni->deriver) : NULL;
+	for (size_t i = 0; i < ni->refs.nr; i++)
+		strvec_push(&d->refs, ni->refs.v[i]);
+	d->has_file_size = ni->has_file_size;
+	d->file_size = ni->file_size;
+	d->nar_size = ni->nar_size;
+}
+
+static void found_release(struct subst_found *f)
+{
+	for (size_t i = 0; i < f->nr; i++) {
+		free(f->infos[i].deriver);
+		strvec_clear(&f->infos[i].refs);
+	}
+	free(f->infos);
+	strvec_clear(&f->paths);
+}
+
+/* Deriver, references, download size, NAR size: a substitutable path's info. */
+static void write_subst_info(struct conn *c, const struct cix_narinfo *ni)
+{
+	struct strbuf d = STRBUF_INIT;
+	struct strvec refs = STRVEC_INIT;
+	if (ni->deriver)
+		strbuf_addf(&d, "%s/%s", c->s->store_dir, ni->deriver);
+	cix_wire_write_str(&c->w, d.buf ? d.buf : "");
+	for (size_t i = 0; i < ni->refs.nr; i++) {
+		struct strbuf r = STRBUF_INIT;
+		strbuf_addf(&r, "%s/%s", c->s->store_dir, ni->refs.v[i]);
+		strvec_push(&refs, r.buf);
+		strbuf_release(&r);
+	}
+	cix_wire_write_strings(&c->w, (const char *const *)refs.v, refs.nr);
+	cix_wire_write_u64(&c->w, ni->has_file_size ? ni->file_size : 0);
+	cix_wire_write_u64(&c->w, ni->nar_size);
+	strvec_clear(&refs);
+	strbuf_release(&d);
+}
+
+/* HasSubstitutes (3) and QuerySubstitutablePathInfo (21): one path. */
+static int one_path_subst(struct conn *c, int infos, struct cix_err *err)
 {
 	struct strbuf p = STRBUF_INIT;
+	struct subst_found f = { c, STRVEC_INIT, NULL, 0, infos };
+	const char *one;
 	int r = conn_read_path(c, &p, err);
+	one = p.buf;
+	if (!r)
+		r = conn_subst_query(c, &one, 1, found, &f, err);
 	if (!r) {
 		conn_last(c);
-		cix_wire_write_u64(&c->w, 0);
+		cix_wire_write_u64(&c->w, f.paths.nr ? 1 : 0);
+		if (infos && f.nr)
+			write_subst_info(c, &f.infos[0]);
 	}
+	found_release(&f);
 	strbuf_release(&p);
 	return r;
+}
+
+static int op_has_substitutes(struct conn *c, struct cix_err *err)
+{
+	return one_path_subst(c, 0, err);
+}
+
+static int op_query_substitutable_path_info(struct conn *c, struct cix_err *err)
+{
+	return one_path_subst(c, 1, err);
 }
 
 static int op_query_substitutable_paths(struct conn *c, struct cix_err *err)
 {
 	struct strvec in = STRVEC_INIT;
+	struct subst_found f = { c, STRVEC_INIT, NULL, 0, 0 };
 	int r = conn_read_paths(c, &in, err);
+	if (!r)
+		r = conn_subst_query(c, (const char *const *)in.v, in.nr, found, &f, err);
 	if (!r) {
 		conn_last(c);
-		cix_wire_write_u64(&c->w, 0);
+		cix_wire_write_strings(&c->w, (const char *const *)f.paths.v, f.paths.nr);
 	}
+	found_release(&f);
 	strvec_clear(&in);
 	return r;
 }
@@ -273,23 +354,32 @@ static int op_query_substitutable_paths(struct conn *c, struct cix_err *err)
 static int op_query_substitutable_path_infos(struct conn *c, struct cix_err *err)
 {
 	struct strvec in = STRVEC_INIT;
+	struct subst_found f = { c, STRVEC_INIT, NULL, 0, 1 };
 	uint64_t n;
 	int r = 0;
 	if (c->minor < 22) {
 		r = conn_read_paths(c, &in, err);
 	} else {
-		/* a map: path -> content address */
+		/* a map: path -> content address (which a narinfo says itself) */
 		struct strbuf k = STRBUF_INIT;
 		if (!(r = cix_wire_read_u64(&c->w, &n, err)) && n > CIX_WIRE_MAX_LIST)
 			r = cix_error(err, -CIX_ELIMIT, "too many paths");
 		for (uint64_t i = 0; !r && i < 2 * n; i++)
-			r = cix_wire_read_string(&c->w, &k, CIX_WIRE_MAX_PATH, err);
+			if (!(r = cix_wire_read_string(&c->w, &k, CIX_WIRE_MAX_PATH, err)) && i % 2 == 0)
+				strvec_push(&in, k.buf);
 		strbuf_release(&k);
 	}
+	if (!r)
+		r = conn_subst_query(c, (const char *const *)in.v, in.nr, found, &f, err);
 	if (!r) {
 		conn_last(c);
-		cix_wire_write_u64(&c->w, 0);
+		cix_wire_write_u64(&c->w, f.nr);
+		for (size_t i = 0; i < f.nr; i++) {
+			cix_wire_write_str(&c->w, f.paths.v[i]);
+			write_subst_info(c, &f.infos[i]);
+		}
 	}
+	found_release(&f);
 	strvec_clear(&in);
 	return r;
 }
@@ -440,7 +530,7 @@ const struct op daemon_query_ops[] = {
 	{ 13, "SyncWithGC", op_sync_with_gc },
 	{ 18, "QueryDeriver", op_query_deriver },
 	{ 19, "SetOptions", op_set_options },
-	{ 21, "QuerySubstitutablePathInfo", op_has_substitutes },
+	{ 21, "QuerySubstitutablePathInfo", op_query_substitutable_path_info },
 	{ 22, "QueryDerivationOutputs", op_query_derivation_outputs },
 	{ 23, "QueryAllValidPaths", op_query_all_valid_paths },
 	{ 26, "QueryPathInfo", op_query_path_info },

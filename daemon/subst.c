@@ -53,3 +53,29 @@ int conn_substitute_paths(struct conn *c, const char *const *paths, size_t n, in
 	conn_subst_release(&cs);
 	return r;
 }
+
+int conn_subst_query(struct conn *c, const char *const *paths, size_t n, conn_subst_found_fn fn,
+		     void *opaque, struct cix_err *err)
+{
+	struct conn_subst cs;
+	struct cix_subst plan;
+	int r;
+	if ((r = conn_subst_setup(c, &cs, -1, err)) < 0) {
+		conn_subst_release(&cs);
+		return r;
+	}
+	cix_subst_init(&plan, c->s, &cs.so);
+	for (size_t i = 0; i < n; i++) {
+		struct cix_narinfo ni = { 0 };
+		struct cix_err e = { 0 };
+		size_t which;
+		/* A cache that cannot be trusted for a path has no substitute for it. */
+		if (cs.n && cix_subst_lookup(&plan, paths[i], &ni, &which, &e) > 0) {
+			fn(opaque, paths[i], &ni);
+			cix_narinfo_release(&ni);
+		}
+	}
+	cix_subst_release(&plan);
+	conn_subst_release(&cs);
+	return 0;
+}

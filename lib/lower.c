@@ -6,9 +6,13 @@
 #include "quote.h"
 #include "store-path.h"
 #include "strbuf.h"
+#include "nar.h"
+#include "remote.h"
+#include "substitute.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int load_drv(void *data, const char *drv_path, struct cix_drv **out, struct cix_err *err)
 {
@@ -190,6 +194,52 @@ int cix_item_path(const char *store_dir, const struct cix_item *it, struct strbu
 	return cix_store_path_make_fixed(out, store_dir, it->name, it->recursive, &it->hash, err);
 }
 
+/* 1: the file has the item's hash; 0: another; < 0: unreadable. */
+static int item_file_matches(const struct cix_item *it, const char *file, struct cix_err *err)
+{
+	struct cix_hash h;
+	int r = it->recursive ? cix_nar_hash_path(file, CIX_HASH_SHA256, &h, NULL, err)
+			      : cix_hash_file(CIX_HASH_SHA256, file, &h, err);
+	if (r < 0)
+		return r;
+	return h.len == it->hash.len && !memcmp(h.bytes, it->hash.bytes, h.len);
+}
+
+/* A missing item from STATE/bootstrap, else from a binary cache: 1 found, 0 not. */
+static int find_item(struct cix_lower *l, const struct cix_item *it, const char *path,
+		     struct cix_err *err)
+{
+	struct strbuf file = STRBUF_INIT, added = STRBUF_INIT;
+	struct cix_err e = { 0 };
+	int r = 0;
+
+	strbuf_addf(&file, "%s/bootstrap/%s", cix_state_dir(), it->name);
+	if (!strchr(it->name, '/') && access(file.buf, R_OK) == 0 &&
+	    item_file_matches(it, file.buf, &e) == 1) {
+		r = cix_store_add(l->store, file.buf, it->recursive ? CIX_ADD_RECURSIVE : CIX_ADD_FLAT,
+				  CIX_HASH_SHA256, &added, err);
+		if (r == 0)
+			r = cix_store_is_valid(l->store, path, err);
+		goto out;
+	}
+	if (l->store->remote) {
+		/* The daemon substitutes it if one of its caches has it. */
+		if (cix_remote_ensure_path(l->store->remote, path, &e) >= 0)
+			r = cix_store_is_valid(l->store, path, err);
+	} else if (l->subst && l->subst->nr_subs) {
+		struct cix_subst plan;
+		cix_subst_init(&plan, l->store, l->subst);
+		if ((r = cix_subst_want(&plan, &path, 1, err)) > 0 &&
+		    (r = cix_subst_run(&plan, err)) == 0)
+			r = 1;
+		cix_subst_release(&plan);
+	}
+out:
+	strbuf_release(&file);
+	strbuf_release(&added);
+	return r;
+}
+
 int cix_lower_item(struct cix_lower *l, struct cix_item *it, struct cix_err *err)
 {
 	struct strbuf path = STRBUF_INIT;
@@ -199,6 +249,8 @@ int cix_lower_item(struct cix_lower *l, struct cix_item *it, struct cix_err *err
 	if ((r = cix_item_path(l->store->store_dir, it, &path, err)) < 0)
 		goto out;
 	if ((r = cix_store_is_valid(l->store, path.buf, err)) == 0)
+		r = find_item(l, it, path.buf, err);
+	if (r == 0)
 		r = cix_error(err, -CIX_ENOTFOUND,
 			      "'%s' is not in the store: make the bootstrap binaries first"
 			      " (see README.md, scripts/make-bootstrap)", path.buf);

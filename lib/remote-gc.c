@@ -53,6 +53,11 @@ int cix_remote_add_temp_root(struct cix_remote *r, const char *path, struct cix_
 	return one_path_op(r, 11, path, err);
 }
 
+int cix_remote_ensure_path(struct cix_remote *r, const char *path, struct cix_err *err)
+{
+	return one_path_op(r, 10, path, err);
+}
+
 int cix_remote_add_indirect_root(struct cix_remote *r, const char *link, struct cix_err *err)
 {
 	return one_path_op(r, 12, link, err);

@@ -75,6 +75,8 @@ int cix_remote_collect_garbage(struct cix_remote *r, unsigned action, const char
 /* AddTempRoot: path stays alive while this connection lasts. */
 int cix_remote_add_temp_root(struct cix_remote *r, const char *path, struct cix_err *err);
 /* AddIndirectRoot: the symlink link (absolute) becomes a root while it exists. */
+/* EnsurePath: path valid, substituted by the daemon if it can (else an error). */
+int cix_remote_ensure_path(struct cix_remote *r, const char *path, struct cix_err *err);
 int cix_remote_add_indirect_root(struct cix_remote *r, const char *link, struct cix_err *err);
 /* FindRoots: the roots' links and the store paths they keep, pairwise. */
 int cix_remote_find_roots(struct cix_remote *r, struct strvec *links, struct strvec *paths,

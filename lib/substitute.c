@@ -289,6 +289,14 @@ static int lookup(struct cix_subst *p, const char *path, struct cix_narinfo *ni,
 	return first.code;
 }
 
+int cix_subst_lookup(struct cix_subst *p, const char *path, struct cix_narinfo *ni, size_t *which,
+		     struct cix_err *err)
+{
+	if (cix_store_check_path(p->s, path, err) < 0)
+		return -CIX_EINVAL;
+	return lookup(p, path, ni, which, err);
+}
+
 /* ---- Planning ---- */
 
 static long find_item(const struct cix_subst *p, const char *path)

@@ -92,6 +92,15 @@ int cix_subst_want(struct cix_subst *p, const char *const *paths, size_t n,
 		   struct cix_err *err);
 
 /*
+ * What the caches say of path, without planning or fetching: 1 the first
+ * cache that has it and can be trusted for it gave ni (released with
+ * cix_narinfo_release; *which is that cache); 0 none has it; < 0 a cache
+ * has it but cannot be trusted for it, or path is not a store path.
+ */
+int cix_subst_lookup(struct cix_subst *p, const char *path, struct cix_narinfo *ni,
+		     size_t *which, struct cix_err *err);
+
+/*
  * Fetch what was planned and not run yet, opts->jobs at once, each path
  * after its references: its NAR downloaded (FileHash checked when given),
  * decompressed (none, xz, zstd; at most NarSize bytes), restored and added

@@ -23,6 +23,8 @@ command -v unshare >/dev/null && [ "$(id -u)" = 0 ] &&
 	unshare -m --propagation private true 2>/dev/null && test_set_prereq MOUNTNS
 
 gcc -static -O2 -o mkpkg "$CIX_SRC_DIR/t/data/mkpkg.c" 2>/dev/null && test_set_prereq STATIC
+# mkpkg also as a bootstrap item (subboot): named by its hash only.
+MKPKG_HASH=$(cix hash -r mkpkg 2>/dev/null)
 mkdir -p "$P/gnu/packages"
 cat >"$P/gnu/packages/sub.scm" <<EOF
 (define-module (gnu packages sub)
@@ -42,6 +44,13 @@ cat >"$P/gnu/packages/sub.scm" <<EOF
     (inputs \`(("mkpkg" ,(local-file "$T/mkpkg" "mkpkg")) ("lib" ,sublib)))
     (arguments \`(#:implicit-inputs? #f
                   #:builder ((input "mkpkg") "subapp" "2" (input "lib"))))
+    (synopsis "s") (description "d") (home-page "h") (license #f)))
+(define-public subboot
+  (package
+    (name "subboot") (version "3")
+    (build-system trivial-build-system)
+    (inputs \`(("mkpkg" ,(bootstrap-item "mkpkg" (base32 "$MKPKG_HASH") #t))))
+    (arguments \`(#:implicit-inputs? #f #:builder ((input "mkpkg") "subboot" "3")))
     (synopsis "s") (description "d") (home-page "h") (license #f)))
 EOF
 

@@ -92,28 +92,23 @@ spoil () {
 }
 append () { printf "more bytes" >>"$1"; }
 cut_half () { head -c $(($(wc -c <"$1") / 2)) "$1" >"$1.cut" && mv "$1.cut" "$1"; }
-# (Before anything opens the store again: that removes dead processes' temporaries.)
-no_tmp_left () { test -z "$(ls -A store2/.cix-tmp 2>/dev/null)"; }
+# refused NAME MESSAGE: the second machine, from the copy NAME, installs
+# nothing, says MESSAGE (a pattern) in one line, and leaves no temporary
+# (looked at before anything opens the store again: that would remove a
+# dead process's temporaries).
+refused () {
+	fresh2 && test_must_fail on2 cix store --substitute "file://$T/$1" "$APP" 2>err &&
+	grep -q "$2" err && test $(wc -l <err) = 1 &&
+	test -z "$(ls -A store2/.cix-tmp 2>/dev/null)" &&
+	test_must_fail on2 cix store --check-validity "$APP"
+}
 
 test_expect_success STATIC,CURL,MOUNTNS 'streamed: a wrong file hash, bytes after the data, a cut NAR, a missing one: nothing left' '
 	read APP LIB <paths &&
-	spoil fh filehash &&
-	fresh2 && test_must_fail on2 cix store --substitute "file://$T/fh" "$APP" 2>err &&
-	grep -q "hash mismatch for" err &&
-	no_tmp_left && test_must_fail on2 cix store --check-validity "$APP" &&
-	spoil trail append &&
-	fresh2 && test_must_fail on2 cix store --substitute "file://$T/trail" "$APP" 2>err &&
-	grep -q "cannot decompress.*: truncated xz data" err &&
-	no_tmp_left && test_must_fail on2 cix store --check-validity "$APP" &&
-	spoil cut cut_half &&
-	fresh2 && test_must_fail on2 cix store --substitute "file://$T/cut" "$APP" 2>err &&
-	grep -q "cannot substitute" err &&
-	no_tmp_left && test_must_fail on2 cix store --check-validity "$APP" &&
-	spoil gone gone &&
-	fresh2 && test_must_fail on2 cix store --substitute "file://$T/gone" "$APP" 2>err &&
-	grep -q "cannot open" err &&
-	no_tmp_left && test_must_fail on2 cix store --check-validity "$APP" &&
-	test $(wc -l <err) = 1
+	spoil fh filehash && refused fh "hash mismatch for" &&
+	spoil trail append && refused trail "cannot decompress.*: truncated xz data" &&
+	spoil cut cut_half && refused cut "cannot substitute" &&
+	spoil gone gone && refused gone "cannot open"
 '
 
 test_expect_success STATIC,MOUNTNS,NIX 'from a cache Nix wrote (nix copy --to file://), signed by Nix' '
