@@ -597,9 +597,10 @@ int package_run(const struct pkg_opts *o)
 	if (changes && ((r = check_writable(profile.buf, &err)) < 0 ||
 			(r = cix_profile_lock(profile.buf, &lock, &err)) < 0))
 		goto out;
-	/* The caches, for bootstrap items not in the store (lowering needs them). */
+	/* The caches, for bootstrap items not in the store (packages lowered need them). */
 	struct cix_build_opts item_bo = { .log_fd = 2 };
-	if ((r = subst_cli_apply(&item_sc, s, &item_bo, &err)) < 0)
+	if ((o->installs.nr || o->exprs.nr || o->upgrade) &&
+	    (r = subst_cli_apply(&item_sc, s, &item_bo, &err)) < 0)
 		goto out;
 	struct cix_lower l = { .store = s, .system = "x86_64-linux", .dry_run = o->dry_run,
 			       .files_read = pkg_eval_files(), .subst = item_bo.subst };

@@ -24,6 +24,8 @@
  */
 #define XZ_BLOCK_SIZE (8ULL << 20)
 #define XZ_MAX_THREADS 8
+/* A reader uses fewer threads rather than more than this (about 24 MiB each). */
+#define XZ_MT_MEMLIMIT (128ULL << 20)
 
 static uint32_t xz_threads(void)
 {
@@ -212,7 +214,7 @@ struct cix_zsource *cix_zsource_new(enum cix_comp c, cix_source_fn src, void *op
 		lzma_ret ret;
 		z->xz = (lzma_stream)LZMA_STREAM_INIT;
 		lzma_mt mt = { .flags = LZMA_CONCATENATED, .threads = xz_threads(),
-			       .memlimit_threading = XZ_MEMLIMIT, .memlimit_stop = XZ_MEMLIMIT };
+			       .memlimit_threading = XZ_MT_MEMLIMIT, .memlimit_stop = XZ_MEMLIMIT };
 		ret = lzma_stream_decoder_mt(&z->xz, &mt);
 		if (ret != LZMA_OK)
 			cix_error(&z->err, -ENOMEM, "cannot start xz decompression: %s", xz_what(ret));
