@@ -1,7 +1,7 @@
-/* fetch.c - downloads through libcurl into fresh files, checked by hash */
+/* fetch.c - one download through libcurl (or of a local file), into a file or a sink */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "fetch.h"
-#include "fetch-progress.h"
+#include "fetch-int.h"
 #include "encoding.h"
 #include "quote.h"
 #include "strbuf.h"
@@ -99,18 +99,6 @@ static int curl_ready(struct cix_err *err)
 
 #define RECV_BUFFER (256 * 1024)
 
-struct xfer {
-	int fd;
-	cix_sink_fn sink;             /* when not NULL, the data go there, not to fd */
-	void *sink_opaque;
-	int hashing;
-	struct cix_hash_ctx hctx;
-	uint64_t size, max;
-	int werr;                     /* why the write callback stopped */
-	struct cix_fetch_progress progress;
-	const char *url;
-	CURL *curl;
-};
 
 static size_t write_cb(char *data, size_t size, size_t nmemb, void *opaque)
 {
@@ -165,7 +153,7 @@ static size_t header_cb(char *line, size_t size, size_t nitems, void *opaque)
 	n = scheme_len(line + i, len - i);
 	if (!n || (n == 5 && !strncasecmp(line + i, "https", 5)))
 		return len; /* relative, scheme-relative or https */
-	if (cu.easy_getinfo(x->curl, CURLINFO_EFFECTIVE_URL, &cur) == CURLE_OK && cur &&
+	if (cu.easy_getinfo((CURL *)x->curl, CURLINFO_EFFECTIVE_URL, &cur) == CURLE_OK && cur &&
 	    !strncasecmp(cur, "https:", 6)) {
 		x->werr = -CIX_EUNSUPPORTED;
 		return 0;
@@ -182,13 +170,13 @@ static int progress_cb(void *opaque, curl_off_t dltotal, curl_off_t dlnow,
 	return 0;
 }
 
-static int has_prefix_ci(const char *s, const char *prefix)
+int cix_fetch_has_prefix_ci(const char *s, const char *prefix)
 {
 	return !strncasecmp(s, prefix, strlen(prefix));
 }
 
 /* Printable ASCII only: a URL is passed to curl and quoted in messages. */
-static int url_check(const char *url, struct cix_err *err)
+int cix_fetch_url_check(const char *url, struct cix_err *err)
 {
 	char q[128];
 	size_t len = strlen(url);
@@ -230,7 +218,7 @@ static int curl_code(CURLcode rc, long http)
  * Fetch one URL (already expanded, scheme checked) into x->fd, which is
  * empty and at offset 0.
  */
-static int fetch_one(const char *url, struct xfer *x, const struct cix_fetch_opts *opts,
+int cix_fetch_one(const char *url, struct xfer *x, const struct cix_fetch_opts *opts,
 		     struct cix_err *err)
 {
 	char errbuf[CURL_ERROR_SIZE], q[128];
@@ -246,9 +234,9 @@ static int fetch_one(const char *url, struct xfer *x, const struct cix_fetch_opt
 	if (!c)
 		return cix_error(err, -ENOMEM, "cannot create a curl handle");
 
-	if (has_prefix_ci(url, "https://"))
+	if (cix_fetch_has_prefix_ci(url, "https://"))
 		redir = "https";
-	else if (has_prefix_ci(url, "http://"))
+	else if (cix_fetch_has_prefix_ci(url, "http://"))
 		redir = "http,https,ftp";
 	errbuf[0] = '\0';
 	cu.easy_setopt(c, CURLOPT_URL, url);
@@ -321,7 +309,7 @@ static int fetch_one(const char *url, struct xfer *x, const struct cix_fetch_opt
 }
 
 /* Copy a local regular file (a content-addressed mirror's, or file://) into x->fd. */
-static int copy_local(const char *path, struct xfer *x, struct cix_err *err)
+int cix_fetch_copy_local(const char *path, struct xfer *x, struct cix_err *err)
 {
 	char buf[65536];
 	struct stat st;
@@ -360,7 +348,7 @@ static int copy_local(const char *path, struct xfer *x, struct cix_err *err)
  * A file:// URL is read here rather than by curl, so that only a regular
  * file (after symlinks) is accepted: not a directory, device or FIFO.
  */
-static int fetch_file(const char *url, struct xfer *x, struct cix_err *err)
+int cix_fetch_file(const char *url, struct xfer *x, struct cix_err *err)
 {
 	CURLU *u;
 	char *host = NULL, *path = NULL, q[128];
@@ -382,7 +370,7 @@ static int fetch_file(const char *url, struct xfer *x, struct cix_err *err)
 		r = cix_error(err, -CIX_EUNSUPPORTED, "file url '%s' names another host",
 			      cix_quote(q, sizeof(q), url, strlen(url)));
 	} else {
-		r = copy_local(path, x, err);
+		r = cix_fetch_copy_local(path, x, err);
 	}
 	cu.free(host);
 	cu.free(path);
@@ -390,285 +378,19 @@ static int fetch_file(const char *url, struct xfer *x, struct cix_err *err)
 	return r;
 }
 
-static int check_scheme(const char *url, const struct cix_fetch_opts *opts,
+int cix_fetch_check_scheme(const char *url, const struct cix_fetch_opts *opts,
 			struct cix_err *err)
 {
 	char q[128];
-	if (has_prefix_ci(url, "http://") || has_prefix_ci(url, "https://") ||
-	    has_prefix_ci(url, "ftp://"))
+	if (cix_fetch_has_prefix_ci(url, "http://") || cix_fetch_has_prefix_ci(url, "https://") ||
+	    cix_fetch_has_prefix_ci(url, "ftp://"))
 		return 0;
 	cix_quote(q, sizeof(q), url, strlen(url));
-	if (has_prefix_ci(url, "file://"))
+	if (cix_fetch_has_prefix_ci(url, "file://"))
 		return opts->allow_file ? 0
 					: cix_error(err, -CIX_EUNSUPPORTED,
 						    "file:// urls are not allowed: '%s'", q);
 	return cix_error(err, -CIX_EUNSUPPORTED, "unsupported url '%s'", q);
-}
-
-/* One NAR string: u64 length, the bytes, zero padding to 8. */
-static void nar_str(struct cix_hash_ctx *ctx, const char *s)
-{
-	static const unsigned char zero[8];
-	unsigned char len[8];
-	size_t n = strlen(s);
-	cix_put_u64le(len, n);
-	cix_hash_update(ctx, len, 8);
-	cix_hash_update(ctx, s, n);
-	if (n % 8)
-		cix_hash_update(ctx, zero, 8 - n % 8);
-}
-
-/*
- * The NAR hash of the download as a single regular file, read back through
- * its descriptor (never by path): the NAR is a fixed header, the contents
- * and a fixed trailer.
- */
-static int nar_hash_fd(int fd, uint64_t size, int executable, enum cix_hash_algo algo,
-		       struct cix_hash *out, const char *dest, struct cix_err *err)
-{
-	static const unsigned char zero[8];
-	struct cix_hash_ctx ctx;
-	unsigned char len[8], *buf = xmalloc(1 << 16);
-	uint64_t off = 0;
-
-	cix_hash_init(&ctx, algo);
-	nar_str(&ctx, "nix-archive-1");
-	nar_str(&ctx, "(");
-	nar_str(&ctx, "type");
-	nar_str(&ctx, "regular");
-	if (executable) {
-		nar_str(&ctx, "executable");
-		nar_str(&ctx, "");
-	}
-	nar_str(&ctx, "contents");
-	cix_put_u64le(len, size);
-	cix_hash_update(&ctx, len, 8);
-	while (off < size) {
-		size_t want = size - off < (1 << 16) ? (size_t)(size - off) : (1 << 16);
-		ssize_t n = pread(fd, buf, want, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int e = n < 0 ? -errno : -EIO;
-			cix_hash_abort(&ctx);
-			free(buf);
-			return cix_error_errno(err, e, "cannot read back '%s'", dest);
-		}
-		cix_hash_update(&ctx, buf, (size_t)n);
-		off += (uint64_t)n;
-	}
-	if (size % 8)
-		cix_hash_update(&ctx, zero, 8 - size % 8);
-	nar_str(&ctx, ")");
-	cix_hash_final(&ctx, out);
-	free(buf);
-	return 0;
-}
-
-static void hash_string(struct strbuf *sb, const struct cix_hash *h)
-{
-	strbuf_addf(sb, "%s:", cix_hash_algo_name(h->algo));
-	cix_nixbase32_encode(sb, h->bytes, h->len);
-}
-
-/* 0 if got is expected, else -CIX_EMISMATCH saying both. */
-static int check_hash(const struct cix_hash *expected, const struct cix_hash *got,
-		      const char *url_for_msg, struct cix_err *err)
-{
-	struct strbuf e = STRBUF_INIT, g = STRBUF_INIT;
-	char q[128];
-	int r;
-
-	if (got->len == expected->len && !memcmp(got->bytes, expected->bytes, got->len))
-		return 0;
-	hash_string(&e, expected);
-	hash_string(&g, got);
-	r = cix_error(err, -CIX_EMISMATCH, "hash mismatch for '%s': expected %s, got %s",
-		      cix_quote(q, sizeof(q), url_for_msg, strlen(url_for_msg)), e.buf, g.buf);
-	strbuf_release(&e);
-	strbuf_release(&g);
-	return r;
-}
-
-/* Reset the output file for another candidate. */
-static int rewind_fd(struct xfer *x, const char *dest, struct cix_err *err)
-{
-	if (ftruncate(x->fd, 0) < 0 || lseek(x->fd, 0, SEEK_SET) < 0)
-		return cix_error_errno(err, -errno, "cannot truncate '%s'", dest);
-	x->size = 0;
-	x->werr = 0;
-	return 0;
-}
-
-/* Remove dest only if it is still the file we created. */
-static void remove_dest(const char *dest, const struct stat *mine)
-{
-	struct stat st;
-	if (lstat(dest, &st) == 0 && st.st_dev == mine->st_dev && st.st_ino == mine->st_ino)
-		unlink(dest);
-}
-
-/* Try one candidate: a URL, or a local file when local. */
-static int try_candidate(const char *src, int local, const char *url_for_msg,
-			 const char *dest, struct xfer *x, const struct cix_hash *expected,
-			 int recursive, int executable, const struct cix_fetch_opts *opts,
-			 struct cix_err *err)
-{
-	struct cix_hash got;
-	int r;
-
-	r = rewind_fd(x, dest, err);
-	if (r < 0)
-		return r;
-	x->hashing = expected && !recursive;
-	if (x->hashing)
-		cix_hash_init(&x->hctx, expected->algo);
-	x->url = src;
-	if (local)
-		r = copy_local(src, x, err);
-	else if (has_prefix_ci(src, "file://"))
-		r = fetch_file(src, x, err);
-	else
-		r = fetch_one(src, x, opts, err);
-	if (x->hashing) {
-		if (r < 0)
-			cix_hash_abort(&x->hctx);
-		else
-			cix_hash_final(&x->hctx, &got);
-		x->hashing = 0;
-	}
-	if (r < 0)
-		return r;
-	if (fchmod(x->fd, executable ? 0755 : 0644) < 0)
-		return cix_error_errno(err, -errno, "cannot chmod '%s'", dest);
-	if (!expected)
-		return 0;
-	if (recursive) {
-		r = nar_hash_fd(x->fd, x->size, executable, expected->algo, &got, dest, err);
-		if (r < 0)
-			return r;
-	}
-	return check_hash(expected, &got, url_for_msg, err);
-}
-
-int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expected,
-		  int recursive, int executable, const struct cix_fetch_opts *opts,
-		  struct cix_err *err)
-{
-	struct cix_fetch_opts defaults;
-	struct xfer x = { .fd = -1, .progress = { .fd = -1 } };
-	struct stat mine;
-	char **urls = NULL;
-	size_t n = 0;
-	int r, tried = 0, mismatch = 0, keep = 0;
-	struct cix_err mismatch_err;
-
-	if (!opts) {
-		cix_fetch_opts_init(&defaults);
-		opts = &defaults;
-	}
-	r = url_check(url, err);
-	if (r < 0)
-		return r;
-	/*
-	 * A mirror:// URL that no mirror list knows may still be served by a
-	 * content-addressed mirror: its error waits until those missed.
-	 */
-	struct cix_err expand_err = { 0 };
-	int expand_r = cix_fetch_expand_url(url, opts, &urls, &n, &expand_err);
-	if (expand_r < 0 && (!expected || recursive || !opts->cas_dirs || !opts->cas_dirs[0])) {
-		if (err)
-			*err = expand_err;
-		return expand_r;
-	}
-	for (size_t i = 0; i < n; i++) {
-		r = url_check(urls[i], err);
-		if (r < 0)
-			goto out;
-	}
-
-	x.fd = open(dest, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
-	if (x.fd < 0) {
-		r = cix_error_errno(err, errno == EEXIST ? -CIX_EEXIST : -errno,
-				    "cannot create '%s'", dest);
-		goto out;
-	}
-	if (fstat(x.fd, &mine) < 0) {
-		r = cix_error_errno(err, -errno, "cannot stat '%s'", dest);
-		close(x.fd);
-		unlink(dest);
-		goto out;
-	}
-	x.max = opts->max_size;
-	cix_fetch_progress_init(&x.progress, opts->progress_fd);
-
-	r = -CIX_ENOTFOUND;
-	/* Content-addressed mirrors first: no network when a directory has it. */
-	for (size_t i = 0; expected && !recursive && opts->cas_dirs && opts->cas_dirs[i]; i++) {
-		const char *d = opts->cas_dirs[i];
-		size_t dl = strlen(d);
-		struct strbuf p = STRBUF_INIT;
-		int is_url = strstr(d, "://") != NULL;
-		strbuf_addstr(&p, d);
-		if (dl && d[dl - 1] != '/')
-			strbuf_addch(&p, '/');
-		strbuf_addf(&p, "%s/", cix_hash_algo_name(expected->algo));
-		cix_base16_encode(&p, expected->bytes, expected->len);
-		if (is_url)
-			r = url_check(p.buf, err) < 0 ? -CIX_EINVAL : check_scheme(p.buf, opts, err);
-		else
-			r = 0;
-		if (r == 0)
-			r = try_candidate(p.buf, !is_url, p.buf, dest, &x, expected, recursive,
-					  executable, opts, err);
-		strbuf_release(&p);
-		if (r == 0)
-			goto out_close;
-		/* A miss here is not an error: the URLs follow. A wrong file is said. */
-		if (r == -CIX_EMISMATCH && !mismatch) {
-			mismatch = 1;
-			if (err)
-				mismatch_err = *err;
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		r = check_scheme(urls[i], opts, err);
-		if (r == 0)
-			r = try_candidate(urls[i], 0, urls[i], dest, &x, expected, recursive,
-					  executable, opts, err);
-		tried++;
-		if (r == 0)
-			goto out_close;
-		if (r == -CIX_EMISMATCH && opts->keep_mismatch) {
-			keep = 1;
-			goto out_close;
-		}
-		if (r == -CIX_EMISMATCH && !mismatch) {
-			mismatch = 1;
-			if (err)
-				mismatch_err = *err;
-		}
-	}
-	/* A mismatch says more than a later mirror's 404. */
-	if (mismatch) {
-		r = -CIX_EMISMATCH;
-		if (err)
-			*err = mismatch_err;
-	}
-	if (!tried && expand_r < 0 && !mismatch) {
-		r = expand_r;
-		if (err)
-			*err = expand_err;
-	} else if (!tried && !mismatch)
-		r = cix_error(err, -CIX_ENOTFOUND, "no url to download");
-out_close:
-	if (close(x.fd) < 0 && r >= 0)
-		r = cix_error_errno(err, -errno, "cannot close '%s'", dest);
-	if (r < 0 && !keep)
-		remove_dest(dest, &mine);
-out:
-	cix_fetch_free_urls(urls);
-	return r;
 }
 
 int cix_fetch_stream(const char *url, cix_sink_fn sink, void *opaque,
@@ -685,14 +407,14 @@ int cix_fetch_stream(const char *url, cix_sink_fn sink, void *opaque,
 		cix_fetch_opts_init(&defaults);
 		opts = &defaults;
 	}
-	if ((r = url_check(url, err)) < 0 || (r = check_scheme(url, opts, err)) < 0)
+	if ((r = cix_fetch_url_check(url, err)) < 0 || (r = cix_fetch_check_scheme(url, opts, err)) < 0)
 		return r;
 	x.max = opts->max_size;
 	cix_fetch_progress_init(&x.progress, opts->progress_fd);
 	x.hashing = expected != NULL;
 	if (x.hashing)
 		cix_hash_init(&x.hctx, expected->algo);
-	r = has_prefix_ci(url, "file://") ? fetch_file(url, &x, err) : fetch_one(url, &x, opts, err);
+	r = cix_fetch_has_prefix_ci(url, "file://") ? cix_fetch_file(url, &x, err) : cix_fetch_one(url, &x, opts, err);
 	if (!x.hashing)
 		return r;
 	if (r < 0) {
@@ -700,5 +422,5 @@ int cix_fetch_stream(const char *url, cix_sink_fn sink, void *opaque,
 		return r;
 	}
 	cix_hash_final(&x.hctx, &got);
-	return check_hash(expected, &got, url, err);
+	return cix_fetch_check_hash(expected, &got, url, err);
 }
