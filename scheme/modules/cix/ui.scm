@@ -13,8 +13,8 @@
   #:use-module (ice-9 regex)
   #:use-module (srfi srfi-1)
   #:use-module (srfi srfi-11)
-  ;; Only for errors: loading them costs each command 7 ms.
-  #:autoload (system vm frame) (frame-source)
+  ;; Only for errors: loading it costs each command 7 ms.  (frame-source
+  ;; is Guile's own, in every module.)
   #:autoload (system vm program) (source:file source:line-for-user source:column)
   #:export (describe-error find-package-for-spec package-from-expression
             package-from-file manifest-from-file package-search-path-sexps
