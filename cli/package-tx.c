@@ -584,7 +584,6 @@ int package_run(const struct pkg_opts *o)
 	struct strbuf profile = STRBUF_INIT;
 	struct strvec drvs = STRVEC_INIT;
 	struct cix_manifest m = { 0 };
-	struct subst_cli item_sc = { .urls = o->subst->urls, .no_subst = o->subst->no_subst };
 	int lock = -1, r;
 
 	/* Queries need no lock: a generation is switched to in one rename. */
@@ -600,7 +599,7 @@ int package_run(const struct pkg_opts *o)
 	/* The caches, for bootstrap items not in the store (packages lowered need them). */
 	struct cix_build_opts item_bo = { .log_fd = 2 };
 	if ((o->installs.nr || o->exprs.nr || o->upgrade) &&
-	    (r = subst_cli_apply(&item_sc, s, &item_bo, &err)) < 0)
+	    (r = subst_cli_apply(o->subst, s, &item_bo, &err)) < 0)
 		goto out;
 	struct cix_lower l = { .store = s, .system = "x86_64-linux", .dry_run = o->dry_run,
 			       .files_read = pkg_eval_files(), .subst = item_bo.subst };
@@ -660,7 +659,6 @@ out:
 	strvec_clear(&drvs);
 	strbuf_release(&profile);
 	pkg_eval_release();
-	subst_cli_release(&item_sc);
 	cix_store_close(s);
 	return r < 0 ? error_err(&err) : 0;
 }

@@ -51,7 +51,6 @@ static int is_drv(const char *path)
 static int substitute_plain(struct cix_store *s, const struct cix_build_opts *bo,
 			    const struct strvec *missing, struct cix_err *err)
 {
-	struct cix_subst plan;
 	int r = 0;
 	if (s->remote) {
 		for (size_t i = 0; r >= 0 && i < missing->nr; i++)
@@ -61,15 +60,8 @@ static int substitute_plain(struct cix_store *s, const struct cix_build_opts *bo
 	if (!bo->subst)
 		return cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid and has no "
 				 "derivation here", missing->v[0]);
-	cix_subst_init(&plan, s, bo->subst);
-	for (size_t i = 0; r >= 0 && i < missing->nr; i++)
-		if ((r = cix_subst_want(&plan, (const char *const *)&missing->v[i], 1, err)) == 0)
-			r = cix_error(err, -CIX_ENOTFOUND,
-				      "path '%s' is not valid and has no substitute", missing->v[i]);
-	if (r > 0)
-		r = cix_subst_run(&plan, err);
-	cix_subst_release(&plan);
-	return r;
+	return cix_substitute_paths(s, bo->subst, (const char *const *)missing->v, missing->nr,
+				    err);
 }
 
 int op_realise(struct cix_store *s, const struct store_flags *f, char **args, int nargs)

@@ -9,20 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
-int subst_cli_apply(struct subst_cli *sc, struct cix_store *s, struct cix_build_opts *bo,
-		    struct cix_err *err)
+/* cix.conf, the ACL and the caches, read once per command. */
+static int load(struct subst_cli *sc, struct cix_err *err)
 {
 	const char *urls;
 	int r;
-	subst_cli_release(sc);
-	bo->fallback = sc->fallback;
-	if (s->remote) {
-		bo->substitute_urls = sc->urls;
-		bo->no_substitutes = sc->no_subst;
-		return 0;
-	}
-	if (sc->no_subst)
-		return 0;
+	sc->loaded = 1;
 	if ((r = cix_conf_load(cix_conf_file(), &sc->conf, err)) < 0)
 		return r;
 	urls = sc->urls ? sc->urls : sc->conf.substitute_urls;
@@ -33,9 +25,30 @@ int subst_cli_apply(struct subst_cli *sc, struct cix_store *s, struct cix_build_
 		return r;
 	sc->so.subs = sc->subs;
 	sc->so.nr_subs = sc->n;
-	sc->so.log_fd = bo->log_fd;
 	sc->so.positive_ttl = sc->conf.narinfo_positive_ttl;
 	sc->so.negative_ttl = sc->conf.narinfo_negative_ttl;
+	return 0;
+}
+
+int subst_cli_apply(struct subst_cli *sc, struct cix_store *s, struct cix_build_opts *bo,
+		    struct cix_err *err)
+{
+	int r;
+	bo->fallback = sc->fallback;
+	if (s->remote) {
+		bo->substitute_urls = sc->urls;
+		bo->no_substitutes = sc->no_subst;
+		return 0;
+	}
+	if (sc->no_subst)
+		return 0;
+	if (!sc->loaded && (r = load(sc, err)) < 0) {
+		subst_cli_release(sc);
+		return r;
+	}
+	if (!sc->n)
+		return 0;
+	sc->so.log_fd = bo->log_fd;
 	bo->subst = &sc->so;
 	return 0;
 }
@@ -47,6 +60,7 @@ void subst_cli_release(struct subst_cli *sc)
 	cix_conf_release(&sc->conf);
 	sc->subs = NULL;
 	sc->n = 0;
+	sc->loaded = 0;
 }
 
 /* A fixed-output download (builtin:fetchurl): listed apart, as a download. */

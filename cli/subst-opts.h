@@ -14,6 +14,7 @@ struct subst_cli {
 	int no_subst;         /* --no-substitutes */
 	int fallback;         /* --fallback */
 	/* For a store used directly: the caches, trusting the ACL's keys. */
+	int loaded;           /* read (once per command, by the first apply) */
 	struct cix_conf conf;
 	struct cix_acl acl;
 	struct cix_substituter *subs;
@@ -29,7 +30,8 @@ struct subst_cli {
 /*
  * Fill bo's substitution fields: for the daemon, what to ask it; for a
  * store used directly, the caches (URLs from the option, else cix.conf's
- * substitute-urls) with the keys of the ACL. Lines go to bo->log_fd.
+ * substitute-urls) with the keys of the ACL, read at the first call and
+ * kept until subst_cli_release. Lines go to bo->log_fd.
  */
 int subst_cli_apply(struct subst_cli *sc, struct cix_store *s, struct cix_build_opts *bo,
 		    struct cix_err *err);

@@ -107,9 +107,10 @@ int conn_substitute_paths(struct conn *c, const char *const *paths, size_t n, in
 /*
  * What the client's caches have of paths (those valid here included):
  * fn(opaque, path, its narinfo) for each path a cache has and can be
- * trusted for. Only a setup failure (the ACL, the URLs) is an error.
+ * trusted for; fn may take the narinfo's fields (zeroing them). Only a
+ * setup failure (the ACL, the URLs) is an error.
  */
-typedef void (*conn_subst_found_fn)(void *opaque, const char *path, const struct cix_narinfo *ni);
+typedef void (*conn_subst_found_fn)(void *opaque, const char *path, struct cix_narinfo *ni);
 int conn_subst_query(struct conn *c, const char *const *paths, size_t n, conn_subst_found_fn fn,
 		     void *opaque, struct cix_err *err);
 

@@ -248,37 +248,26 @@ static int op_query_all_valid_paths(struct conn *c, struct cix_err *err)
 /* There are no substituters yet (issue 9): nothing is substitutable. */
 /* ---- what the caches have (the daemon's, or those the client chose) ---- */
 
+/* The paths the caches have, with their narinfos (taken from conn_subst_query). */
 struct subst_found {
-	struct conn *c;
 	struct strvec paths;
-	struct cix_narinfo *infos;  /* with infos: each narinfo copied (its fields) */
+	struct cix_narinfo *infos;
 	size_t nr;
-	int want_infos;
 };
 
-static void found(void *opaque, const char *path, const struct cix_narinfo *ni)
+static void found(void *opaque, const char *path, struct cix_narinfo *ni)
 {
 	struct subst_found *f = opaque;
 	strvec_push(&f->paths, path);
-	if (!f->want_infos)
-		return;
 	f->infos = xrealloc(f->infos, (f->nr + 1) * sizeof(*f->infos));
-	struct cix_narinfo *d = &f->infos[f->nr++];
-	memset(d, 0, sizeof(*d));
-	d->deriver = ni->deriver ? xstrdup(ni->deriver) : NULL;
-	for (size_t i = 0; i < ni->refs.nr; i++)
-		strvec_push(&d->refs, ni->refs.v[i]);
-	d->has_file_size = ni->has_file_size;
-	d->file_size = ni->file_size;
-	d->nar_size = ni->nar_size;
+	f->infos[f->nr++] = *ni;
+	memset(ni, 0, sizeof(*ni));
 }
 
 static void found_release(struct subst_found *f)
 {
-	for (size_t i = 0; i < f->nr; i++) {
-		free(f->infos[i].deriver);
-		strvec_clear(&f->infos[i].refs);
-	}
+	for (size_t i = 0; i < f->nr; i++)
+		cix_narinfo_release(&f->infos[i]);
 	free(f->infos);
 	strvec_clear(&f->paths);
 }
@@ -308,7 +297,7 @@ static void write_subst_info(struct conn *c, const struct cix_narinfo *ni)
 static int one_path_subst(struct conn *c, int infos, struct cix_err *err)
 {
 	struct strbuf p = STRBUF_INIT;
-	struct subst_found f = { c, STRVEC_INIT, NULL, 0, infos };
+	struct subst_found f = { STRVEC_INIT, NULL, 0 };
 	const char *one;
 	int r = conn_read_path(c, &p, err);
 	one = p.buf;
@@ -316,7 +305,7 @@ static int one_path_subst(struct conn *c, int infos, struct cix_err *err)
 		r = conn_subst_query(c, &one, 1, found, &f, err);
 	if (!r) {
 		conn_last(c);
-		cix_wire_write_u64(&c->w, f.paths.nr ? 1 : 0);
+		cix_wire_write_u64(&c->w, f.nr ? 1 : 0);
 		if (infos && f.nr)
 			write_subst_info(c, &f.infos[0]);
 	}
@@ -338,7 +327,7 @@ static int op_query_substitutable_path_info(struct conn *c, struct cix_err *err)
 static int op_query_substitutable_paths(struct conn *c, struct cix_err *err)
 {
 	struct strvec in = STRVEC_INIT;
-	struct subst_found f = { c, STRVEC_INIT, NULL, 0, 0 };
+	struct subst_found f = { STRVEC_INIT, NULL, 0 };
 	int r = conn_read_paths(c, &in, err);
 	if (!r)
 		r = conn_subst_query(c, (const char *const *)in.v, in.nr, found, &f, err);
@@ -354,7 +343,7 @@ static int op_query_substitutable_paths(struct conn *c, struct cix_err *err)
 static int op_query_substitutable_path_infos(struct conn *c, struct cix_err *err)
 {
 	struct strvec in = STRVEC_INIT;
-	struct subst_found f = { c, STRVEC_INIT, NULL, 0, 1 };
+	struct subst_found f = { STRVEC_INIT, NULL, 0 };
 	uint64_t n;
 	int r = 0;
 	if (c->minor < 22) {

@@ -34,22 +34,11 @@ int conn_substitute_paths(struct conn *c, const char *const *paths, size_t n, in
 			  struct cix_err *err)
 {
 	struct conn_subst cs;
-	struct cix_subst plan;
 	int r;
 	if (!n)
 		return 0;
-	if ((r = conn_subst_setup(c, &cs, log_fd, err)) < 0) {
-		conn_subst_release(&cs);
-		return r;
-	}
-	cix_subst_init(&plan, c->s, &cs.so);
-	for (size_t i = 0; r >= 0 && i < n; i++)
-		if ((r = cix_subst_want(&plan, &paths[i], 1, err)) == 0)
-			r = cix_error(err, -CIX_ENOTFOUND,
-				      "path '%s' is not valid and has no substitute", paths[i]);
-	if (r > 0)
-		r = cix_subst_run(&plan, err);
-	cix_subst_release(&plan);
+	if ((r = conn_subst_setup(c, &cs, log_fd, err)) == 0)
+		r = cix_substitute_paths(c->s, &cs.so, paths, n, err);
 	conn_subst_release(&cs);
 	return r;
 }

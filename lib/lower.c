@@ -216,25 +216,17 @@ static int find_item(struct cix_lower *l, const struct cix_item *it, const char 
 	strbuf_addf(&file, "%s/bootstrap/%s", cix_state_dir(), it->name);
 	if (!strchr(it->name, '/') && access(file.buf, R_OK) == 0 &&
 	    item_file_matches(it, file.buf, &e) == 1) {
+		/* Its hash is the item's: it is added as the item's path. */
 		r = cix_store_add(l->store, file.buf, it->recursive ? CIX_ADD_RECURSIVE : CIX_ADD_FLAT,
 				  CIX_HASH_SHA256, &added, err);
 		if (r == 0)
-			r = cix_store_is_valid(l->store, path, err);
-		goto out;
+			r = !strcmp(added.buf, path);
+	} else if (l->store->remote) {
+		/* The daemon substitutes it if one of its caches has it (else an error). */
+		r = cix_remote_ensure_path(l->store->remote, path, &e) >= 0;
+	} else if (l->subst) {
+		r = cix_substitute(l->store, l->subst, path, err);
 	}
-	if (l->store->remote) {
-		/* The daemon substitutes it if one of its caches has it. */
-		if (cix_remote_ensure_path(l->store->remote, path, &e) >= 0)
-			r = cix_store_is_valid(l->store, path, err);
-	} else if (l->subst && l->subst->nr_subs) {
-		struct cix_subst plan;
-		cix_subst_init(&plan, l->store, l->subst);
-		if ((r = cix_subst_want(&plan, &path, 1, err)) > 0 &&
-		    (r = cix_subst_run(&plan, err)) == 0)
-			r = 1;
-		cix_subst_release(&plan);
-	}
-out:
 	strbuf_release(&file);
 	strbuf_release(&added);
 	return r;

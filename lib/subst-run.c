@@ -241,3 +241,21 @@ int cix_substitute(struct cix_store *s, const struct cix_subst_opts *opts, const
 	cix_subst_release(&p);
 	return r;
 }
+
+int cix_substitute_paths(struct cix_store *s, const struct cix_subst_opts *opts,
+			 const char *const *paths, size_t n, struct cix_err *err)
+{
+	struct cix_subst p;
+	int r = 0;
+	if (!n)
+		return 0;
+	cix_subst_init(&p, s, opts);
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		if ((r = cix_subst_want(&p, &paths[i], 1, err)) == 0)
+			r = cix_error(err, -CIX_ENOTFOUND,
+				      "path '%s' is not valid and has no substitute", paths[i]);
+	if (r > 0)
+		r = cix_subst_run(&p, err);
+	cix_subst_release(&p);
+	return r;
+}

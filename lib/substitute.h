@@ -111,13 +111,21 @@ int cix_subst_lookup(struct cix_subst *p, const char *path, struct cix_narinfo *
 int cix_subst_run(struct cix_subst *p, struct cix_err *err);
 
 /*
- * Install path and its closure from one cache (cix store --substitute):
- * 1: done; 0: the cache does not have path (or one it needs); < 0: the
+ * Install path and its closure from the caches of opts (cix store
+ * --substitute gives one):
+ * 1: done; 0: no cache has path (or one it needs); < 0: a
  * cache has it but it cannot be trusted or fetched (nothing of that path
  * is registered).
  */
 int cix_substitute(struct cix_store *s, const struct cix_subst_opts *opts, const char *path,
 		   struct cix_err *err);
+/*
+ * The same for several paths, fetched together: 0 done; < 0 a path no cache
+ * has ("path '...' is not valid and has no substitute", -CIX_ENOTFOUND),
+ * or one that cannot be trusted or fetched.
+ */
+int cix_substitute_paths(struct cix_store *s, const struct cix_subst_opts *opts,
+			 const char *const *paths, size_t n, struct cix_err *err);
 
 /*
  * The substituters for urls (a space-separated list), each trusting the
