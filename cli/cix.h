@@ -48,6 +48,14 @@ void hash_format_print(const struct cix_hash *h, enum hash_fmt f);
  */
 struct strbuf;
 int run_program(const char *const argv[], struct strbuf *out, size_t max, struct cix_err *err);
+/*
+ * Fork; the child runs child(arg, fd) and exits with what it returns, fd
+ * the write end of a pipe whose bytes come into out (reset first; at most
+ * about max kept). *status: its wait status. -1 with err when it could
+ * not be run or waited for.
+ */
+int run_child(int (*child)(void *arg, int fd), void *arg, struct strbuf *out, size_t max,
+	      int *status, struct cix_err *err);
 void read_bounded(int fd, struct strbuf *out, size_t max);
 /* Whether s looks like a GNU triplet, for --target (cli/target.c). */
 int valid_triplet(const char *s);

@@ -24,50 +24,42 @@
  * evaluates them again from the store to index them). The child's error
  * comes back through a pipe.
  */
+struct compile {
+	const char *dirs[2];
+	const char *go;
+};
+
+/* In the child: compile, and say how many modules or why not. */
+static int compile_child(void *arg, int fd)
+{
+	struct compile *cp = arg;
+	struct cix_err e = { 0 };
+	size_t count = 0;
+	char buf[32];
+	if (cix_scheme_compile_modules(cp->dirs, 2, cp->go, &count, &e) < 0) {
+		cix_write_full(fd, e.msg, strlen(e.msg));
+		return 1;
+	}
+	snprintf(buf, sizeof(buf), "%zu", count);
+	cix_write_full(fd, buf, strlen(buf));
+	return 0;
+}
+
 int pull_compile(const char *tree, size_t *nr_modules, struct cix_err *err)
 {
 	struct strbuf mods = STRBUF_INIT, distro = STRBUF_INIT, go = STRBUF_INIT;
 	struct strbuf msg = STRBUF_INIT;
-	char buf[512];
-	int p[2], status, r = 0;
-	pid_t pid;
+	int status, r = 0;
 
 	*nr_modules = 0;
 	strbuf_addf(&mods, "%s/" CIX_PULL_MODULES, tree);
 	strbuf_addf(&distro, "%s/" CIX_PULL_DISTRO, tree);
 	strbuf_addf(&go, "%s/" CIX_PULL_GO, tree);
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		r = cix_error_errno(err, -errno, "cannot make a pipe");
+	struct compile cp = { { mods.buf, distro.buf }, go.buf };
+	if (run_child(compile_child, &cp, &msg, MAX_MESSAGE, &status, err) < 0) {
+		r = err->code ? err->code : -EIO;
 		goto out;
 	}
-	fflush(NULL);
-	if ((pid = fork()) < 0) {
-		r = cix_error_errno(err, -errno, "cannot fork");
-		close(p[0]);
-		close(p[1]);
-		goto out;
-	}
-	if (pid == 0) {
-		const char *dirs[] = { mods.buf, distro.buf };
-		struct cix_err e = { 0 };
-		size_t count = 0;
-		close(p[0]);
-		if (cix_scheme_compile_modules(dirs, 2, go.buf, &count, &e) < 0) {
-			cix_write_full(p[1], e.msg, strlen(e.msg));
-			_exit(1);
-		}
-		snprintf(buf, sizeof(buf), "%zu", count);
-		cix_write_full(p[1], buf, strlen(buf));
-		_exit(0);
-	}
-	close(p[1]);
-	read_bounded(p[0], &msg, MAX_MESSAGE);
-	close(p[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			r = cix_error_errno(err, -errno, "cannot wait for the compiler");
-			goto out;
-		}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		unsigned long long v;
 		if (cix_parse_decimal(msg.buf, 1000000, &v) == 0)

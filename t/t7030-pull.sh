@@ -187,20 +187,23 @@ test_expect_success GIT 'CIX_SCHEME_PATH, when set, wins over the pulled collect
 	CIX_SCHEME_PATH= pulled package -A pulltest >a && test_line_count = 1 a
 '
 
+# pull_refused PATTERN: cix pull fails, saying PATTERN; current is $before.
+pull_refused () {
+	test_expect_code 1 cix pull --url="$REPO" 2>err &&
+	grep "$1" err &&
+	test "$(readlink "$CUR")" = "$before" && test_path_is_missing "$CUR-3-link"
+}
+
 test_expect_success GIT 'a broken commit fails clearly and leaves the current generation' '
 	before=$(readlink "$CUR") &&
 	printf "(define-module (gnu packages broken))\n(define x (+ 1 2)\n" \
 		>"$REPO/distro/gnu/packages/broken.scm" &&
 	commit_repo broken >c3 &&
-	test_expect_code 1 cix pull --url="$REPO" 2>err &&
-	grep "^cix pull: commit $(cut -c1-12 c3) is broken (the current generation stays): gnu/packages/broken.scm:3:1: " err &&
-	test "$(readlink "$CUR")" = "$before" && test_path_is_missing "$CUR-3-link" &&
+	pull_refused "^cix pull: commit $(cut -c1-12 c3) is broken (the current generation stays): gnu/packages/broken.scm:3:1: " &&
 	printf "(define-module (gnu packages broken))\n(define-public x (no-such-thing))\n" \
 		>"$REPO/distro/gnu/packages/broken.scm" &&
 	commit_repo unbound >c4 &&
-	test_expect_code 1 cix pull --url="$REPO" 2>err &&
-	grep "is broken (the current generation stays): gnu/packages/broken.scm: .*no-such-thing" err &&
-	test "$(readlink "$CUR")" = "$before" && test_path_is_missing "$CUR-3-link" &&
+	pull_refused "is broken (the current generation stays): gnu/packages/broken.scm: .*no-such-thing" &&
 	pulled package -A pulltest >a && test_line_count = 1 a &&
 	(cd "$REPO" && git rm -q distro/gnu/packages/broken.scm && git commit -q -m fixed)
 '
