@@ -28,12 +28,13 @@ int cix_fetch_url_check(const char *url, struct cix_err *err);
 int cix_fetch_check_scheme(const char *url, const struct cix_fetch_opts *opts,
 			   struct cix_err *err);
 int cix_fetch_has_prefix_ci(const char *s, const char *prefix);
-/* One URL (expanded, its scheme checked; not file://) through curl into x. */
-int cix_fetch_one(const char *url, struct xfer *x, const struct cix_fetch_opts *opts,
-		  struct cix_err *err);
-/* A local regular file into x; a file:// URL naming one. */
-int cix_fetch_copy_local(const char *path, struct xfer *x, struct cix_err *err);
-int cix_fetch_file(const char *url, struct xfer *x, struct cix_err *err);
+/*
+ * src into x: a local regular file when local, else a URL (expanded, its
+ * scheme checked): file:// read here, the others through curl. With flat,
+ * the flat hash of the bytes (flat's algorithm) goes into *got.
+ */
+int cix_fetch_xfer(const char *src, int local, struct xfer *x, const struct cix_fetch_opts *opts,
+		   const struct cix_hash *flat, struct cix_hash *got, struct cix_err *err);
 /* 0 if got is expected, else -CIX_EMISMATCH saying both for url_for_msg. */
 int cix_fetch_check_hash(const struct cix_hash *expected, const struct cix_hash *got,
 			 const char *url_for_msg, struct cix_err *err);

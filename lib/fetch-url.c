@@ -129,23 +129,7 @@ static int try_candidate(const char *src, int local, const char *url_for_msg,
 	r = rewind_fd(x, dest, err);
 	if (r < 0)
 		return r;
-	x->hashing = expected && !recursive;
-	if (x->hashing)
-		cix_hash_init(&x->hctx, expected->algo);
-	x->url = src;
-	if (local)
-		r = cix_fetch_copy_local(src, x, err);
-	else if (cix_fetch_has_prefix_ci(src, "file://"))
-		r = cix_fetch_file(src, x, err);
-	else
-		r = cix_fetch_one(src, x, opts, err);
-	if (x->hashing) {
-		if (r < 0)
-			cix_hash_abort(&x->hctx);
-		else
-			cix_hash_final(&x->hctx, &got);
-		x->hashing = 0;
-	}
+	r = cix_fetch_xfer(src, local, x, opts, expected && !recursive ? expected : NULL, &got, err);
 	if (r < 0)
 		return r;
 	if (fchmod(x->fd, executable ? 0755 : 0644) < 0)

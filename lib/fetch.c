@@ -218,7 +218,7 @@ static int curl_code(CURLcode rc, long http)
  * Fetch one URL (already expanded, scheme checked) into x->fd, which is
  * empty and at offset 0.
  */
-int cix_fetch_one(const char *url, struct xfer *x, const struct cix_fetch_opts *opts,
+static int fetch_one(const char *url, struct xfer *x, const struct cix_fetch_opts *opts,
 		     struct cix_err *err)
 {
 	char errbuf[CURL_ERROR_SIZE], q[128];
@@ -309,7 +309,7 @@ int cix_fetch_one(const char *url, struct xfer *x, const struct cix_fetch_opts *
 }
 
 /* Copy a local regular file (a content-addressed mirror's, or file://) into x->fd. */
-int cix_fetch_copy_local(const char *path, struct xfer *x, struct cix_err *err)
+static int copy_local(const char *path, struct xfer *x, struct cix_err *err)
 {
 	char buf[65536];
 	struct stat st;
@@ -348,7 +348,7 @@ int cix_fetch_copy_local(const char *path, struct xfer *x, struct cix_err *err)
  * A file:// URL is read here rather than by curl, so that only a regular
  * file (after symlinks) is accepted: not a directory, device or FIFO.
  */
-int cix_fetch_file(const char *url, struct xfer *x, struct cix_err *err)
+static int fetch_file(const char *url, struct xfer *x, struct cix_err *err)
 {
 	CURLU *u;
 	char *host = NULL, *path = NULL, q[128];
@@ -370,7 +370,7 @@ int cix_fetch_file(const char *url, struct xfer *x, struct cix_err *err)
 		r = cix_error(err, -CIX_EUNSUPPORTED, "file url '%s' names another host",
 			      cix_quote(q, sizeof(q), url, strlen(url)));
 	} else {
-		r = cix_fetch_copy_local(path, x, err);
+		r = copy_local(path, x, err);
 	}
 	cu.free(host);
 	cu.free(path);
@@ -393,12 +393,36 @@ int cix_fetch_check_scheme(const char *url, const struct cix_fetch_opts *opts,
 	return cix_error(err, -CIX_EUNSUPPORTED, "unsupported url '%s'", q);
 }
 
+int cix_fetch_xfer(const char *src, int local, struct xfer *x, const struct cix_fetch_opts *opts,
+		   const struct cix_hash *flat, struct cix_hash *got, struct cix_err *err)
+{
+	int r;
+	x->hashing = flat != NULL;
+	if (x->hashing)
+		cix_hash_init(&x->hctx, flat->algo);
+	x->url = src;
+	if (local)
+		r = copy_local(src, x, err);
+	else if (cix_fetch_has_prefix_ci(src, "file://"))
+		r = fetch_file(src, x, err);
+	else
+		r = fetch_one(src, x, opts, err);
+	if (x->hashing) {
+		if (r < 0)
+			cix_hash_abort(&x->hctx);
+		else
+			cix_hash_final(&x->hctx, got);
+		x->hashing = 0;
+	}
+	return r;
+}
+
 int cix_fetch_stream(const char *url, cix_sink_fn sink, void *opaque,
 		     const struct cix_hash *expected, const struct cix_fetch_opts *opts,
 		     struct cix_err *err)
 {
 	struct cix_fetch_opts defaults;
-	struct xfer x = { .fd = -1, .sink = sink, .sink_opaque = opaque, .url = url,
+	struct xfer x = { .fd = -1, .sink = sink, .sink_opaque = opaque,
 			  .progress = { .fd = -1 } };
 	struct cix_hash got;
 	int r;
@@ -407,20 +431,12 @@ int cix_fetch_stream(const char *url, cix_sink_fn sink, void *opaque,
 		cix_fetch_opts_init(&defaults);
 		opts = &defaults;
 	}
-	if ((r = cix_fetch_url_check(url, err)) < 0 || (r = cix_fetch_check_scheme(url, opts, err)) < 0)
+	if ((r = cix_fetch_url_check(url, err)) < 0 ||
+	    (r = cix_fetch_check_scheme(url, opts, err)) < 0)
 		return r;
 	x.max = opts->max_size;
 	cix_fetch_progress_init(&x.progress, opts->progress_fd);
-	x.hashing = expected != NULL;
-	if (x.hashing)
-		cix_hash_init(&x.hctx, expected->algo);
-	r = cix_fetch_has_prefix_ci(url, "file://") ? cix_fetch_file(url, &x, err) : cix_fetch_one(url, &x, opts, err);
-	if (!x.hashing)
+	if ((r = cix_fetch_xfer(url, 0, &x, opts, expected, &got, err)) < 0 || !expected)
 		return r;
-	if (r < 0) {
-		cix_hash_abort(&x.hctx);
-		return r;
-	}
-	cix_hash_final(&x.hctx, &got);
 	return cix_fetch_check_hash(expected, &got, url, err);
 }
