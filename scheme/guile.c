@@ -198,6 +198,34 @@ static SCM call_handler(void *data, SCM key, SCM args)
 	return SCM_UNDEFINED;
 }
 
+/*
+ * A body run in Guile under a catch: it sets *r (0 when done); an error
+ * thrown leaves -CIX_EINVAL there and its description in err.
+ */
+struct guarded {
+	scm_t_catch_body body;
+	void *data;
+	int *r;
+	struct cix_err *err;
+};
+
+static void *do_guarded(void *arg)
+{
+	struct guarded *g = arg;
+	struct call c = { SCM_BOOL_F, SCM_EOL, SCM_UNDEFINED, g->err };
+	*g->r = -CIX_EINVAL;
+	if (SCM_UNBNDP(scm_c_catch(SCM_BOOL_T, g->body, g->data, call_handler, &c,
+				   call_preunwind, &c)))
+		*g->r = -CIX_EINVAL;
+	return NULL;
+}
+
+static void run_guarded(scm_t_catch_body body, void *data, int *r, struct cix_err *err)
+{
+	struct guarded g = { body, data, r, err };
+	scm_with_guile(do_guarded, &g);
+}
+
 /* ---- reading the records into C ---- */
 
 /* A field of a record of (guix packages), by name (see (cix ui) record-ref). */
@@ -726,17 +754,6 @@ static SCM lower_body(void *data)
 	return SCM_BOOL_T;
 }
 
-static void *do_lower(void *data)
-{
-	struct lower_call *lc = data;
-	struct call c = { SCM_BOOL_F, SCM_EOL, SCM_UNDEFINED, lc->err };
-	lc->r = -CIX_EINVAL;
-	SCM res = scm_c_catch(SCM_BOOL_T, lower_body, lc, call_handler, &c, call_preunwind, &c);
-	if (SCM_UNBNDP(res))
-		lc->r = -CIX_EINVAL;
-	return NULL;
-}
-
 static int lower_with(const char *what, const char *arg, struct cix_scheme_target *t,
 		      struct cix_err *err)
 {
@@ -745,7 +762,7 @@ static int lower_with(const char *what, const char *arg, struct cix_scheme_targe
 	memset(t, 0, sizeof(*t));
 	if ((r = cix_scheme_init(err)) < 0)
 		return r;
-	scm_with_guile(do_lower, &lc);
+	run_guarded(lower_body, &lc, &lc.r, lc.err);
 	return lc.r;
 }
 
@@ -809,17 +826,6 @@ static SCM manifest_body(void *data)
 	return SCM_BOOL_T;
 }
 
-static void *do_manifest(void *data)
-{
-	struct manifest_call *mc = data;
-	struct call c = { SCM_BOOL_F, SCM_EOL, SCM_UNDEFINED, mc->err };
-	mc->r = -CIX_EINVAL;
-	SCM res = scm_c_catch(SCM_BOOL_T, manifest_body, mc, call_handler, &c, call_preunwind, &c);
-	if (SCM_UNBNDP(res))
-		mc->r = -CIX_EINVAL;
-	return NULL;
-}
-
 int cix_scheme_read_manifest(const char *file, struct cix_scheme_target **v, size_t *n,
 			     struct cix_err *err)
 {
@@ -829,7 +835,7 @@ int cix_scheme_read_manifest(const char *file, struct cix_scheme_target **v, siz
 	*n = 0;
 	if ((r = cix_scheme_init(err)) < 0)
 		return r;
-	scm_with_guile(do_manifest, &mc);
+	run_guarded(manifest_body, &mc, &mc.r, mc.err);
 	if (mc.r < 0) {
 		/* The message names the file, as given or as Guile canonicalised it. */
 		char *real = realpath(file, NULL);
@@ -1034,17 +1040,6 @@ static SCM refresh_body(void *data)
 	return SCM_BOOL_T;
 }
 
-static void *do_refresh(void *data)
-{
-	struct refresh_call *rc = data;
-	struct call c = { SCM_BOOL_F, SCM_EOL, SCM_UNDEFINED, rc->err };
-	rc->r = -CIX_EINVAL;
-	SCM res = scm_c_catch(SCM_BOOL_T, refresh_body, rc, call_handler, &c, call_preunwind, &c);
-	if (SCM_UNBNDP(res))
-		rc->r = -CIX_EINVAL;
-	return NULL;
-}
-
 void cix_refresh_pkgs_free(struct cix_refresh_pkg *v, size_t n)
 {
 	for (size_t i = 0; v && i < n; i++) {
@@ -1065,7 +1060,7 @@ int cix_scheme_refresh_packages(const char *spec, struct cix_refresh_pkg **v, si
 	*n = 0;
 	if ((r = cix_scheme_init(err)) < 0)
 		return r;
-	scm_with_guile(do_refresh, &rc);
+	run_guarded(refresh_body, &rc, &rc.r, rc.err);
 	if (rc.r < 0) {
 		cix_refresh_pkgs_free(rc.v, rc.n);
 		return rc.r;
