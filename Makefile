@@ -67,7 +67,7 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(B)/%.t)
 BENCH_BINS := $(BENCH_SRCS:%.c=$(B)/%)
 SHELL_TESTS := $(sort $(wildcard t/t[0-9]*.sh))
 
-all: $(B)/cix $(B)/cix-daemon $(UNIT_BINS) $(BENCH_BINS) $(SCM_GOS) $(B)/builder/gnu-build
+all: $(B)/cix $(B)/cix-daemon $(B)/cix-builtin $(UNIT_BINS) $(BENCH_BINS) $(SCM_GOS) $(B)/builder/gnu-build
 
 # gnu-build: libc only, from builder/ alone, as the store builds it (no
 # CPPFLAGS, no -Ilib: it cannot include the library's headers).
@@ -104,6 +104,11 @@ $(B)/cix: $(CLI_OBJS) $(B)/libcix.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(GUILE_LIBS)
 
 $(B)/cix-daemon: $(DAEMON_OBJS) $(B)/libcix.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The builtins that fetch, run by builds in their sandbox (lib/build.c
+# finds it beside the running program, or in ../libexec/cix).
+$(B)/cix-builtin: $(B)/builtins/cix-builtin.o $(B)/libcix.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/t/unit/%.t: $(B)/t/unit/%.o $(B)/libcix.a
@@ -160,8 +165,9 @@ bench: all
 	$(B)/bench/refscan
 
 MAN1 := $(sort $(wildcard doc/man/*.1))
-install: $(B)/cix $(B)/cix-daemon $(SCM_GOS)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+install: $(B)/cix $(B)/cix-daemon $(B)/cix-builtin $(SCM_GOS)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/libexec/cix
+	install -m 755 $(B)/cix-builtin $(DESTDIR)$(PREFIX)/libexec/cix/cix-builtin
 	install -m 755 $(B)/cix $(DESTDIR)$(PREFIX)/bin/cix
 	install -m 755 $(B)/cix-daemon $(DESTDIR)$(PREFIX)/bin/cix-daemon
 	$(if $(MAN1),install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/)

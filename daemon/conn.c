@@ -183,6 +183,7 @@ int daemon_serve(int fd, const struct daemon_settings *settings,
 	c.build.max_silent = settings->max_silent;
 	c.build.timeout = settings->timeout;
 	c.build.log_fd = -1;
+	c.build.no_file_urls = !c.trusted;
 	c.conf = conf;
 	if (!settings->no_substitutes && settings->substitute_urls)
 		c.substitute_urls = xstrdup(settings->substitute_urls);

@@ -8,6 +8,7 @@
 #include "build.h"
 #include "build-users.h"
 #include "drv.h"
+#include "strvec.h"
 
 #define MAX_DEPTH 1024
 
@@ -30,6 +31,30 @@ struct building {
 	 */
 	unsigned char *valid;
 };
+
+/*
+ * What a sandbox runs: the derivation's builder with its arguments, or
+ * cix-builtin for a builtin; the host paths it needs besides its inputs.
+ */
+struct cix_build_job {
+	const char *builder;                /* inside the sandbox */
+	struct strvec argv;
+	struct strvec extra;                /* extra paths (at the same place) */
+	struct strvec hosts, insides;       /* binds: host path -> inside path */
+};
+
+#define CIX_BUILD_JOB_INIT { NULL, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT }
+
+void cix_build_job_release(struct cix_build_job *j);
+
+/*
+ * build-builtin.c: the job of a builtin:fetchurl derivation: cix-builtin,
+ * found beside the running program (or in ../libexec/cix), bound into the
+ * sandbox with the libraries it loads, the mirror lists and the local
+ * content-addressed mirrors ($CIX_MIRRORS_FILE or /etc/cix/mirrors,
+ * $CIX_CAS_DIRS); file:// URLs refused when no_file_urls.
+ */
+int cix_build_fetchurl_job(struct cix_build_job *j, int no_file_urls, struct cix_err *err);
 
 /* Build b->drv (its inputs valid), with b->lock held; 0 or an error. */
 int cix_build_one(struct building *b, struct cix_err *err);

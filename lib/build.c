@@ -123,32 +123,42 @@ static void env_list(const char *name, struct strvec *out)
 	strvec_split(out, getenv(name), " \t\n");
 }
 
-static int run_sandboxed(struct building *b, char **envp, const char *root,
-			 const struct cix_db_graph *inputs, struct cix_build_log *log, int *status,
-			 struct cix_err *err)
+static void drv_job(const struct cix_drv *drv, struct cix_build_job *j)
+{
+	j->builder = drv->builder;
+	strvec_push(&j->argv, drv->builder);
+	for (size_t i = 0; i < drv->nr_args; i++)
+		strvec_push(&j->argv, drv->args[i]);
+	env_list("CIX_EXTRA_SANDBOX_PATHS", &j->extra);
+}
+
+static int run_sandboxed(struct building *b, const struct cix_build_job *job, char **envp,
+			 const char *root, const struct cix_db_graph *inputs,
+			 struct cix_build_log *log, int *status, struct cix_err *err)
 {
 	const struct cix_drv *drv = b->drv;
 	struct cix_sandbox_spec spec = { 0 };
 	struct cix_sandbox_result res;
 	struct tee t = { .in = -1, .log = log, .echo_fd = b->opts->log_fd };
-	struct strvec extra = STRVEC_INIT;
-	char **argv = xcalloc(drv->nr_args + 2, sizeof(*argv));
+	struct cix_sandbox_bind *binds = xcalloc(job->hosts.nr + 1, sizeof(*binds));
 	int pfd[2], r;
 	pthread_t th;
 
-	argv[0] = drv->builder;
-	for (size_t i = 0; i < drv->nr_args; i++)
-		argv[i + 1] = drv->args[i];
+	for (size_t i = 0; i < job->hosts.nr; i++) {
+		binds[i].host = job->hosts.v[i];
+		binds[i].inside = job->insides.v[i];
+	}
 	spec.root = root;
 	spec.store_dir = b->s->store_dir;
 	spec.inputs = (const char *const *)inputs->paths;
 	spec.nr_inputs = inputs->nr;
-	env_list("CIX_EXTRA_SANDBOX_PATHS", &extra);
-	spec.extra_paths = (const char *const *)extra.v;
-	spec.nr_extra_paths = extra.nr;
+	spec.extra_paths = (const char *const *)job->extra.v;
+	spec.nr_extra_paths = job->extra.nr;
+	spec.binds = binds;
+	spec.nr_binds = job->hosts.nr;
 	spec.build_dir = b->build_dir;
-	spec.builder = drv->builder;
-	spec.argv = argv;
+	spec.builder = job->builder;
+	spec.argv = job->argv.v;
 	spec.envp = envp;
 	spec.network = cix_drv_is_fixed(drv);
 	spec.uid = b->user.uid;
@@ -187,62 +197,7 @@ static int run_sandboxed(struct building *b, char **envp, const char *root,
 		r = cix_error(err, -CIX_ELIMIT, "'%s' killed after writing more than %llu bytes of log",
 			      b->drv_path, spec.max_log);
 out:
-	strvec_clear(&extra);
-	free(argv);
-	return r;
-}
-
-/*
- * builtin:fetchurl is run by cix itself, not in the sandbox: it downloads
- * $out into the root's store directory, where take_outputs finds it. The
- * mirror list is $CIX_MIRRORS_FILE or /etc/cix/mirrors; content-addressed
- * mirror directories come from $CIX_CAS_DIRS (space-separated).
- */
-static int run_builtin_fetchurl(struct building *b, const char *root, struct cix_build_log *log,
-				struct cix_err *err)
-{
-	const struct cix_drv *drv = b->drv;
-	const char **keys = xcalloc(drv->nr_env + 1, sizeof(*keys));
-	const char **values = xcalloc(drv->nr_env + 1, sizeof(*values));
-	const char *mirrors[2] = { getenv("CIX_MIRRORS_FILE"), NULL };
-	struct strvec cas = STRVEC_INIT;
-	struct cix_fetch_opts fo;
-	struct strbuf out = STRBUF_INIT;
-	const char *o = cix_drv_getenv(drv, "out");
-	int r;
-
-	for (size_t i = 0; i < drv->nr_env; i++) {
-		keys[i] = drv->env[i].key;
-		values[i] = drv->env[i].value;
-	}
-	cix_fetch_opts_init(&fo);
-	if (!mirrors[0] || !*mirrors[0])
-		mirrors[0] = CIX_MIRRORS_FILE;
-	fo.mirror_files = mirrors;
-	env_list("CIX_CAS_DIRS", &cas);
-	if (cas.nr)
-		fo.cas_dirs = (const char *const *)cas.v;
-	fo.progress_fd = b->opts->log_fd;
-	if (!o || strncmp(o, b->s->store_dir, strlen(b->s->store_dir))) {
-		r = cix_error(err, -CIX_EFORMAT, "'%s' has no output 'out' in the store", b->drv_path);
-		goto done;
-	}
-	/* ROOT/STORE_DIR, made as the sandbox would, then ROOT/STORE_DIR/BASE. */
-	strbuf_addf(&out, "%s%s", root, b->s->store_dir);
-	if ((r = cix_mkdirs(out.buf, err)) < 0)
-		goto done;
-	strbuf_reset(&out);
-	strbuf_addf(&out, "%s%s", root, o);
-	r = cix_builtin_fetchurl(keys, values, drv->nr_env, out.buf, &fo, err);
-	if (r < 0 && err) {
-		cix_build_log_write(log, err->msg, strlen(err->msg));
-		cix_build_log_write(log, "\n", 1);
-	}
-done:
-	strbuf_release(&out);
-	strvec_clear(&cas);
-	free(keys);
-	free(values);
+	free(binds);
 	return r;
 }
 
@@ -602,6 +557,7 @@ int cix_build_one(struct building *b, struct cix_err *err)
 	struct cix_db_graph inputs = { 0 };
 	struct strbuf root = STRBUF_INIT, tmp = STRBUF_INIT;
 	struct env env = { 0 };
+	struct cix_build_job job = CIX_BUILD_JOB_INIT;
 	struct cix_build_log *log = NULL;
 	int r = 0, status = 0, unlocked = 0;
 
@@ -646,8 +602,12 @@ int cix_build_one(struct building *b, struct cix_err *err)
 	 */
 	pthread_mutex_unlock(b->lock);
 	unlocked = 1;
-	/* The builtins run as cix itself (builtin:profile: lib/profile-build.c). */
-	if (strcmp(drv->builder, "builtin:fetchurl") && strcmp(drv->builder, "builtin:profile") &&
+	/*
+	 * builtin:profile, which only links its inputs, runs as cix itself
+	 * (lib/profile-build.c); everything else, builtin:fetchurl too, in
+	 * the sandbox as a build user.
+	 */
+	if (strcmp(drv->builder, "builtin:profile") &&
 	    (r = cix_build_user_acquire(s, &b->user, err)) < 0)
 		goto out;
 	if ((r = cix_build_dir_create(s, &b->user, &b->build_dir, err)) < 0)
@@ -662,16 +622,20 @@ int cix_build_one(struct building *b, struct cix_err *err)
 	if ((r = cix_build_log_open(b->drv_path, &log, err)) < 0)
 		goto out;
 	make_env(&env, s, drv, SANDBOX_BUILD_DIR, b->opts->cores);
-	if (!strcmp(drv->builder, "builtin:fetchurl")) {
-		r = run_builtin_fetchurl(b, root.buf, log, err);
-	} else if (!strcmp(drv->builder, "builtin:profile")) {
+	if (!strcmp(drv->builder, "builtin:profile")) {
 		r = cix_build_run_profile(drv, b->drv_path, s->store_dir, root.buf, &inputs, err);
 		if (r < 0 && err) {
 			cix_build_log_write(log, err->msg, strlen(err->msg));
 			cix_build_log_write(log, "\n", 1);
 		}
-	} else
-		r = run_sandboxed(b, env.kv, root.buf, &inputs, log, &status, err);
+	} else {
+		if (!strcmp(drv->builder, "builtin:fetchurl"))
+			r = cix_build_fetchurl_job(&job, b->opts->no_file_urls, err);
+		else
+			drv_job(drv, &job);
+		if (r == 0)
+			r = run_sandboxed(b, &job, env.kv, root.buf, &inputs, log, &status, err);
+	}
 	if (r < 0)
 		goto out;
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
@@ -718,6 +682,7 @@ out:
 	strbuf_release(&root);
 	strbuf_release(&tmp);
 	env_release(&env);
+	cix_build_job_release(&job);
 	free(outs);
 	return r < 0 ? r : 0;
 }

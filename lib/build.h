@@ -23,6 +23,11 @@ struct cix_build_opts {
 	unsigned max_silent;   /* seconds a build may stay silent (0: no limit) */
 	unsigned long long max_log; /* bytes of build log (0: no limit) */
 	/*
+	 * builtin:fetchurl refuses file:// URLs: set by the daemon for a
+	 * client it does not trust.
+	 */
+	int no_file_urls;
+	/*
 	 * Build the derivations given again although their outputs are valid,
 	 * and compare: -CIX_ENONDET when an output's NAR differs. Nothing is
 	 * registered or replaced. Their inputs are realised as usual.

@@ -247,6 +247,27 @@ static int plan_bind(struct sb_plan *plan, const char *path, enum sb_mount_kind 
 	return 0;
 }
 
+/*
+ * Host file or directory host, bound read-only at inside (a bind of the
+ * spec): no symlink is copied, the host path must be the thing itself.
+ */
+static int plan_bind_at(struct sb_plan *plan, const char *host, const char *inside,
+			struct cix_err *err)
+{
+	struct stat st;
+	if (lstat(host, &st) < 0)
+		return quoted_error(err, -errno, "cannot stat '%s'", host);
+	add_parent_ops(plan, inside);
+	if (S_ISDIR(st.st_mode))
+		add_op(plan, SB_OP_DIR, inside, NULL, NULL, 0755);
+	else if (S_ISREG(st.st_mode))
+		add_op(plan, SB_OP_FILE, inside, "", NULL, 0444);
+	else
+		return quoted_error(err, -CIX_EUNSUPPORTED, "cannot bind '%s': not a file or directory", host);
+	add_mount(plan, SB_BIND_RO, host, inside);
+	return 0;
+}
+
 /* Paths the sandbox makes itself: /proc, /dev, /build, /etc and below. */
 static int reserved_path(const char *p)
 {
@@ -305,6 +326,14 @@ static int check_spec(const struct cix_sandbox_spec *s, struct cix_err *err)
 			return quoted_error(err, -CIX_EINVAL, "extra sandbox path '%s' is reserved", p);
 		if (!strncmp(p, s->store_dir, sl) && (!p[sl] || p[sl] == '/'))
 			return quoted_error(err, -CIX_EINVAL, "extra sandbox path '%s' is in the store", p);
+	}
+	for (size_t i = 0; i < s->nr_binds; i++) {
+		const char *p = s->binds[i].inside;
+		if (s->binds[i].host[0] != '/' || !clean_abs_path(p))
+			return quoted_error(err, -CIX_EINVAL, "sandbox bind '%s' is not clean and absolute", p);
+		if (reserved_path(p) || (!strncmp(p, "/tmp", 4) && (!p[4] || p[4] == '/')) ||
+		    (!strncmp(p, s->store_dir, sl) && (!p[sl] || p[sl] == '/')))
+			return quoted_error(err, -CIX_EINVAL, "sandbox bind '%s' is reserved", p);
 	}
 	return 0;
 }
@@ -392,6 +421,9 @@ int cix_sandbox_prepare(struct sb_plan *plan, struct cix_err *err)
 		add_op(plan, SB_OP_FILE, "/etc/hosts", etc_hosts, NULL, 0444);
 	for (size_t i = 0; i < s->nr_extra_paths; i++)
 		if ((ret = plan_bind(plan, s->extra_paths[i], SB_BIND_RO, err)) < 0)
+			goto out;
+	for (size_t i = 0; i < s->nr_binds; i++)
+		if ((ret = plan_bind_at(plan, s->binds[i].host, s->binds[i].inside, err)) < 0)
 			goto out;
 
 	add_op(plan, SB_OP_DIR, "/build", NULL, NULL, 0755);

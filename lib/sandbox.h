@@ -19,6 +19,7 @@
  *   STORE_DIR/INPUT   each input, bind-mounted read-only, nosuid, nodev
  *                     (a symlink input is copied as a symlink)
  *   EXTRA             each extra path, the same (for /bin/sh and the like)
+ *   BIND              each bind's host path at its inside path, the same
  *   /build            spec->build_dir, read-write (cwd of the builder)
  *   /tmp              writable, sticky (mode 1777), as in Nix 2.8
  *   /dev              null zero full random urandom tty, shm (tmpfs),
@@ -62,6 +63,12 @@
  * caller; mounts vanish with the sandbox). With a build user, the
  * caller also makes spec->build_dir the build user's.
  */
+/* A host file or directory bound read-only at another place inside. */
+struct cix_sandbox_bind {
+	const char *host;             /* absolute host path, not a symlink */
+	const char *inside;           /* clean absolute path, not reserved */
+};
+
 struct cix_sandbox_spec {
 	const char *root;             /* empty host directory: the new root */
 	const char *store_dir;        /* logical store directory, absolute */
@@ -69,6 +76,8 @@ struct cix_sandbox_spec {
 	size_t nr_inputs;
 	const char *const *extra_paths; /* host paths bound at the same place */
 	size_t nr_extra_paths;
+	const struct cix_sandbox_bind *binds; /* bound elsewhere inside */
+	size_t nr_binds;
 	const char *build_dir;        /* host directory mounted at /build */
 	const char *builder;          /* absolute path, inside */
 	char *const *argv;            /* argv[0] included */
