@@ -296,8 +296,11 @@ static int copy_in(struct cix_store *s, const char *src, const char *tmp,
 	close(sv[1]); /* a dump still writing gets EPIPE and stops */
 	pthread_join(th, NULL);
 	close(sv[0]);
-	if (d.r < 0) {
-		/* The source's own error explains a truncated stream best. */
+	/*
+	 * The source's own error explains a truncated stream best; but a
+	 * source stopped by EPIPE was stopped by the restore's own error.
+	 */
+	if (d.r < 0 && !(r < 0 && d.r == -EPIPE)) {
 		if (err)
 			*err = d.err;
 		r = d.r;
