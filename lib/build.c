@@ -512,7 +512,7 @@ static int register_outputs(struct building *b, const struct cix_db_graph *input
 		free(state);
 	}
 	if (!r)
-		r = cix_db_register(s->db, infos, drv->nr_outputs, err);
+		r = cix_store_register(s, infos, drv->nr_outputs, err);
 	for (size_t i = 0; i < drv->nr_outputs; i++)
 		cix_path_info_release(&infos[i]);
 	free(infos);

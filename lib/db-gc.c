@@ -197,8 +197,15 @@ long cix_db_invalidate_many(struct cix_db *db, const char *const *paths, size_t 
 	int r;
 
 	memset(done, 0, n);
-	if ((r = cix_db_begin_write(db, err)) < 0)
+	/*
+	 * The files go next: the rows must be gone from the disk first, or a
+	 * power cut could leave valid paths without files. (The setting cannot
+	 * change inside a transaction; normal is the connection's default.)
+	 */
+	if ((r = cix_db_exec(db, "pragma synchronous = full", err)) < 0)
 		return r;
+	if ((r = cix_db_begin_write(db, err)) < 0)
+		goto sync;
 	if ((r = prepare(db, "select id from ValidPaths where path = ?", &id, err)) < 0 ||
 	    (r = prepare(db, "select 1 from Refs where reference = ?1 and referrer != ?1 limit 1",
 			 &has, err)) < 0 ||
@@ -244,5 +251,7 @@ out:
 		memset(done, 0, n);
 	}
 	cix_db_end_write(db);
+sync:
+	cix_db_exec(db, "pragma synchronous = normal", NULL);
 	return r < 0 ? r : count;
 }

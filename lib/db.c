@@ -157,9 +157,25 @@ struct sqlite3 *cix_db_sqlite(struct cix_db *db)
 	return db->h;
 }
 
+/*
+ * The system's word for a failed read or write ("No space left on
+ * device"), or "": SQLite says only "disk I/O error".
+ */
+static const char *io_cause(struct cix_db *db, char *buf, size_t size)
+{
+	int code = sqlite3_errcode(db->h) & 0xff, e = sqlite3_system_errno(db->h);
+	if ((code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN) && e > 0)
+		snprintf(buf, size, " (%s)", strerror(e));
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
 static int db_error(struct cix_db *db, struct cix_err *err, const char *what)
 {
-	return cix_error(err, -CIX_EFORMAT, "database: %s: %s", what, sqlite3_errmsg(db->h));
+	char cause[128];
+	return cix_error(err, -CIX_EFORMAT, "database: %s: %s%s", what, sqlite3_errmsg(db->h),
+			 io_cause(db, cause, sizeof(cause)));
 }
 
 int cix_db_error(struct cix_db *db, struct cix_err *err, const char *what)
@@ -184,7 +200,9 @@ int cix_db_exec(struct cix_db *db, const char *sql, struct cix_err *err)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		int r = cix_error(err, -CIX_EFORMAT, "database: %s", msg ? msg : "error");
+		char cause[128];
+		int r = cix_error(err, -CIX_EFORMAT, "database: %s%s", msg ? msg : "error",
+				  io_cause(db, cause, sizeof(cause)));
 		sqlite3_free(msg);
 		return r;
 	}

@@ -316,6 +316,9 @@ int cix_gc_collect(struct cix_store *s, const struct cix_gc_opts *o, struct cix_
 	if (!s->db)
 		return cix_error(err, -CIX_EUNSUPPORTED, "the garbage collector needs the local store");
 	memset(g.res, 0, sizeof(*g.res));
+	/* Nothing is invalidated that could not be deleted next. */
+	if (deleting && access(s->store_dir, W_OK) < 0 && errno == EROFS)
+		return cix_error_errno(err, -EROFS, "cannot delete from '%s'", s->store_dir);
 	if (deleting) {
 		/* One collector at a time; no new temporary-roots file meanwhile. */
 		strbuf_addf(&p, "%s/gc.lock", s->state_dir);

@@ -30,6 +30,16 @@ static int open_remote(const char *socket_path, struct cix_store **out, struct c
 	return 0;
 }
 
+/*
+ * path exists but this user may not write it. A read-only file system is
+ * nobody's to write, the daemon's no more: that store is opened here,
+ * where queries work and writes fail with EROFS.
+ */
+static int not_ours(const char *path)
+{
+	return access(path, F_OK) == 0 && access(path, W_OK) < 0 && errno != EROFS;
+}
+
 int cix_store_open_client(struct cix_store **out, struct cix_err *err)
 {
 	const char *sock = getenv("CIX_DAEMON_SOCKET");
@@ -38,8 +48,7 @@ int cix_store_open_client(struct cix_store **out, struct cix_err *err)
 	/* A store that exists but is not ours to write: the daemon's. */
 	struct strbuf db = STRBUF_INIT;
 	strbuf_addf(&db, "%s/db/db.sqlite", cix_state_dir());
-	int theirs = (access(cix_store_dir(), F_OK) == 0 && access(cix_store_dir(), W_OK) < 0) ||
-		     (access(db.buf, F_OK) == 0 && access(db.buf, W_OK) < 0);
+	int theirs = not_ours(cix_store_dir()) || not_ours(db.buf);
 	if (theirs) {
 		strbuf_reset(&db);
 		strbuf_addf(&db, "%s/daemon-socket/socket", cix_state_dir());

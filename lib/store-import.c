@@ -154,7 +154,7 @@ static int commit(struct import *im, struct cix_err *err)
 		infos[n++] = e->info;
 	}
 	if (!r && n)
-		r = cix_db_register(s->db, infos, n, err);
+		r = cix_store_register(s, infos, n, err);
 	for (size_t i = 0; i < im->nr; i++) {
 		struct entry *e = &im->e[i];
 		if (r < 0 && e->moved)

@@ -195,6 +195,15 @@ int cix_store_verify_all(struct cix_store *s, int check_contents, int repair,
 			 cix_report_fn report, void *opaque, struct cix_err *err);
 
 /*
+ * Register infos[0..n), whose trees are in place: their files reach the
+ * disk first, so that a power cut never leaves a valid path with missing
+ * or empty files (the database's own sync can commit the renames without
+ * the file data still in memory).
+ */
+int cix_store_register(struct cix_store *s, const struct cix_path_info *infos, size_t n,
+		       struct cix_err *err);
+
+/*
  * Rename the canonical tree tmp (in the directory tmp_fd) to STORE/base,
  * which must not exist, keeping its canonical metadata.
  */
