@@ -6,11 +6,24 @@
 #include "util.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/*
+ * Has the client hung up? The collector asks now and then: a collection
+ * nobody waits for ends there, and releases the GC lock that every add
+ * and build waits for.
+ */
+static int client_gone(void *opaque)
+{
+	const struct conn *c = opaque;
+	struct pollfd p = { .fd = c->w.fd, .events = POLLRDHUP };
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
 
 /* The path stays alive while the connection lasts (the worker's temporary roots). */
 static int op_add_temp_root(struct conn *c, struct cix_err *err)
@@ -51,7 +64,7 @@ static int op_add_indirect_root(struct conn *c, struct cix_err *err)
 /* The roots, as (link, path) pairs; an untrusted user sees those of links it owns. */
 static int op_find_roots(struct conn *c, struct cix_err *err)
 {
-	struct cix_gc_roots roots = { 0 };
+	struct cix_gc_roots roots = { .cancelled = client_gone, .cancel_opaque = c };
 	size_t n = 0;
 	int r = cix_gc_find_roots(c->s, 0, &roots, err);
 	if (r < 0)
@@ -117,10 +130,15 @@ static int op_collect_garbage(struct conn *c, struct cix_err *err)
 		.keep_derivations = c->settings->gc_keep_derivations,
 		.keep_outputs = c->settings->gc_keep_outputs,
 		.each = push_path, .opaque = &out,
+		.cancelled = client_gone, .cancel_opaque = c,
 	};
 	cix_wire_stderr_next(&c->w, "finding garbage collector roots...\n");
-	if ((r = cix_gc_collect(c->s, &o, &res, err)) < 0)
+	if ((r = cix_gc_collect(c->s, &o, &res, err)) < 0) {
+		if (r == -ECANCELED && c->settings->debug)
+			fprintf(stderr, "cix-daemon: the client of uid %u hung up: its garbage"
+				" collection was cancelled\n", (unsigned)c->uid);
 		goto out;
+	}
 	conn_last(c);
 	cix_wire_write_strings(&c->w, (const char *const *)out.v, out.nr);
 	cix_wire_write_u64(&c->w, res.bytes_freed);

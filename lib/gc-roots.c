@@ -1,6 +1,6 @@
 /* gc-roots.c - the garbage collector's roots: links below gcroots, temporary roots */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "gc.h"
+#include "gc-int.h"
 #include "encoding.h"
 #include "remote.h"
 #include "util.h"
@@ -17,8 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_DEPTH 32
-#define MAX_HOPS 8
 #define MAX_TEMP_FILE (64u << 20)
 
 /* ---- Temporary roots ---- */
@@ -203,8 +201,8 @@ out:
 
 /* ---- Finding the roots ---- */
 
-static void add_root(struct cix_store *s, const char *link, const char *p,
-		     struct cix_gc_roots *roots)
+void cix_gc_roots_add(struct cix_store *s, const char *link, const char *p,
+		      struct cix_gc_roots *roots)
 {
 	size_t n = strlen(s->store_dir);
 	if (strncmp(p, s->store_dir, n) || p[n] != '/' || !p[n + 1])
@@ -221,71 +219,9 @@ static void add_root(struct cix_store *s, const char *link, const char *p,
 	}
 }
 
-static void scan(struct cix_store *s, const char *path, int depth, struct cix_gc_roots *roots);
-
-/* A symlink: follow it (a few hops) until it leaves for the store or a directory. */
-static void follow(struct cix_store *s, const char *link, int depth, struct cix_gc_roots *roots)
+int cix_gc_roots_cancelled(const struct cix_gc_roots *roots)
 {
-	char target[PATH_MAX], cur[PATH_MAX];
-	snprintf(cur, sizeof(cur), "%s", link);
-	for (int hop = 0; hop < MAX_HOPS; hop++) {
-		ssize_t n = readlink(cur, target, sizeof(target) - 1);
-		if (n < 0)
-			return;
-		target[n] = '\0';
-		if (target[0] != '/') {
-			/* relative to the link's directory */
-			char *slash = strrchr(cur, '/');
-			char joined[PATH_MAX];
-			if (!slash || snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - cur), cur,
-					       target) >= (int)sizeof(joined))
-				return;
-			snprintf(target, sizeof(target), "%s", joined);
-		}
-		size_t sn = strlen(s->store_dir);
-		if (!strncmp(target, s->store_dir, sn) && target[sn] == '/') {
-			/* The last link before the store is the one that keeps it. */
-			add_root(s, cur, target, roots);
-			return;
-		}
-		struct stat st;
-		if (lstat(target, &st) < 0)
-			return;
-		if (S_ISDIR(st.st_mode)) {
-			/* Only the state directory's own trees (profiles) are walked:
-			   a root pointing at / or /etc is not a reason to read them. */
-			size_t sd = strlen(s->state_dir);
-			if (!strncmp(target, s->state_dir, sd) && target[sd] == '/' &&
-			    !strstr(target, "/../") && !strstr(target, "/./"))
-				scan(s, target, depth + 1, roots);
-			return;
-		}
-		if (!S_ISLNK(st.st_mode))
-			return;
-		snprintf(cur, sizeof(cur), "%s", target);
-	}
-}
-
-static void scan(struct cix_store *s, const char *path, int depth, struct cix_gc_roots *roots)
-{
-	DIR *d;
-	struct dirent *de;
-	if (depth > MAX_DEPTH || !(d = opendir(path)))
-		return;
-	while ((de = readdir(d))) {
-		char p[PATH_MAX];
-		struct stat st;
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (snprintf(p, sizeof(p), "%s/%s", path, de->d_name) >= (int)sizeof(p) ||
-		    lstat(p, &st) < 0)
-			continue;
-		if (S_ISLNK(st.st_mode))
-			follow(s, p, depth, roots);
-		else if (S_ISDIR(st.st_mode))
-			scan(s, p, depth + 1, roots);
-	}
-	closedir(d);
+	return roots->cancelled && roots->cancelled(roots->cancel_opaque);
 }
 
 /* Is the file's owner alive (it holds a lock on it)? */
@@ -326,7 +262,7 @@ static void read_temp_file(struct cix_store *s, int dfd, const char *name, int l
 		strbuf_add(&data, buf, (size_t)n);
 	strbuf_addf(&link, "{temp:%s}", name);
 	for (size_t i = 0; i < data.len; i += strlen(data.buf + i) + 1)
-		add_root(s, link.buf, data.buf + i, roots);
+		cix_gc_roots_add(s, link.buf, data.buf + i, roots);
 	if (lock) {
 		ALLOC_GROW(roots->fds, roots->nr_fds + 1, roots->alloc_fds);
 		roots->fds[roots->nr_fds++] = fd;
@@ -361,16 +297,12 @@ static void temp_roots(struct cix_store *s, int lock, struct cix_gc_roots *roots
 int cix_gc_find_roots(struct cix_store *s, int lock_temp, struct cix_gc_roots *roots,
 		      struct cix_err *err)
 {
-	struct strbuf dir = STRBUF_INIT;
 	/*
 	 * Temporary roots first: a process that makes a permanent root drops
 	 * its temporary one only after, so one of the two is seen.
 	 */
 	temp_roots(s, lock_temp, roots);
-	strbuf_addf(&dir, "%s/gcroots", s->state_dir);
-	scan(s, dir.buf, 0, roots);
-	strbuf_release(&dir);
-	return 0;
+	return cix_gc_scan_links(s, roots, err);
 }
 
 void cix_gc_roots_release(struct cix_gc_roots *roots)

@@ -34,6 +34,7 @@ struct gc {
 	struct cix_db_all all;
 	struct strvec roots;        /* every root's path, valid or not; sorted */
 	unsigned char *live;
+	int stopped;                /* o->cancelled said so: stop at the next path */
 };
 
 /* The index of path in the sorted array v[0..n), or CIX_DB_NONE. */
@@ -126,14 +127,26 @@ static size_t *referrers_first(const struct cix_db_all *a, const unsigned char *
 	return order;
 }
 
-static int done_enough(const struct gc *g)
+/* Asked to stop (once asked, stays so)? */
+static int stop_now(struct gc *g)
 {
-	return g->o->max_freed && g->res->bytes_freed >= g->o->max_freed;
+	if (!g->stopped && g->o->cancelled && g->o->cancelled(g->o->cancel_opaque))
+		g->stopped = 1;
+	return g->stopped;
 }
 
-/* Invalidate, then delete, paths[0..n) (in order). */
+static int cancelled_error(struct cix_err *err)
+{
+	return cix_error(err, -ECANCELED, "the garbage collection was cancelled");
+}
+
+static int done_enough(struct gc *g)
+{
+	return (g->o->max_freed && g->res->bytes_freed >= g->o->max_freed) || stop_now(g);
+}
+
 /*
- * Invalidate and delete paths; a tree that cannot be removed (changed
+ * Invalidate, then delete, paths[0..n) (in order); a tree that cannot be removed (changed
  * under us) is left for the next run, the first such failure kept in
  * *rm_err, and the others still go. < 0 only for database failures.
  */
@@ -143,7 +156,8 @@ static int delete_batch(struct gc *g, const char *const *paths, size_t n, struct
 	unsigned char *done = xcalloc(n ? n : 1, 1);
 	long r = cix_db_invalidate_many(g->s->db, paths, n, done, err);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
-		if (!done[i])
+		/* Stopped half-way: the invalid rest is garbage for the next run. */
+		if (!done[i] || stop_now(g))
 			continue;
 		struct cix_err e = { 0 };
 		const char *base = paths[i] + strlen(g->s->store_dir) + 1;
@@ -303,6 +317,40 @@ static int delete_specific(struct gc *g, struct cix_err *err)
 	return r;
 }
 
+/*
+ * STATE/gc.lock, taken: one collector at a time, and no new temporary
+ * roots' file meanwhile. A collector that may be cancelled waits in
+ * steps, to notice it; returns the lock's descriptor.
+ */
+static int lock_collector(struct gc *g, struct cix_err *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	int op = g->o->cancelled ? LOCK_EX | LOCK_NB : LOCK_EX, r;
+	strbuf_addf(&p, "%s/gc.lock", g->s->state_dir);
+	int lock = open(p.buf, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (lock < 0) {
+		r = cix_error_errno(err, -errno, "cannot open '%s'", p.buf);
+		goto out;
+	}
+	while ((r = flock(lock, op)) < 0 && (errno == EINTR || errno == EWOULDBLOCK)) {
+		if (errno == EWOULDBLOCK) {
+			if (stop_now(g))
+				break;
+			usleep(50 * 1000);
+		}
+	}
+	if (r < 0) {
+		r = g->stopped ? cancelled_error(err)
+			       : cix_error_errno(err, -errno, "cannot lock '%s'", p.buf);
+		close(lock);
+	} else {
+		r = lock;
+	}
+out:
+	strbuf_release(&p);
+	return r;
+}
+
 int cix_gc_collect(struct cix_store *s, const struct cix_gc_opts *o, struct cix_gc_result *res,
 		   struct cix_err *err)
 {
@@ -311,7 +359,6 @@ int cix_gc_collect(struct cix_store *s, const struct cix_gc_opts *o, struct cix_
 	struct cix_gc_roots roots = { 0 };
 	int deleting = o->action == CIX_GC_DELETE_DEAD || o->action == CIX_GC_DELETE_SPECIFIC;
 	int lock = -1, r;
-	struct strbuf p = STRBUF_INIT;
 
 	if (!s->db)
 		return cix_error(err, -CIX_EUNSUPPORTED, "the garbage collector needs the local store");
@@ -319,27 +366,16 @@ int cix_gc_collect(struct cix_store *s, const struct cix_gc_opts *o, struct cix_
 	/* Nothing is invalidated that could not be deleted next. */
 	if (deleting && access(s->store_dir, W_OK) < 0 && errno == EROFS)
 		return cix_error_errno(err, -EROFS, "cannot delete from '%s'", s->store_dir);
-	if (deleting) {
-		/* One collector at a time; no new temporary-roots file meanwhile. */
-		strbuf_addf(&p, "%s/gc.lock", s->state_dir);
-		lock = open(p.buf, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (lock < 0) {
-			r = cix_error_errno(err, -errno, "cannot open '%s'", p.buf);
-			goto out;
-		}
-		while ((r = flock(lock, LOCK_EX)) < 0 && errno == EINTR)
-			;
-		if (r < 0) {
-			r = cix_error_errno(err, -errno, "cannot lock '%s'", p.buf);
-			goto out;
-		}
-	}
+	if (deleting && (r = lock = lock_collector(&g, err)) < 0)
+		goto out;
+	roots.cancelled = o->cancelled;
+	roots.cancel_opaque = o->cancel_opaque;
 	if ((r = cix_gc_find_roots(s, deleting, &roots, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < roots.nr; i++)
 		strvec_push(&g.roots, roots.v[i].path);
 	strvec_sort_unique(&g.roots);
-	if ((r = cix_db_load_all(s->db, &g.all, err)) < 0)
+	if (stop_now(&g) || (r = cix_db_load_all(s->db, &g.all, err)) < 0)
 		goto out;
 	mark(&g);
 	switch (o->action) {
@@ -361,19 +397,20 @@ int cix_gc_collect(struct cix_store *s, const struct cix_gc_opts *o, struct cix_
 		free(dead);
 		if (!r && !done_enough(&g))
 			delete_leftovers(&g);
-		if (!r)
+		if (!r && !g.stopped)
 			delete_unused_links(&g);
 		break;
 	}
 	}
 out:
+	if (g.stopped && r >= 0)
+		r = cancelled_error(err);
 	cix_gc_roots_release(&roots);
 	strvec_clear(&g.roots);
 	cix_db_all_release(&g.all);
 	free(g.live);
 	if (lock >= 0)
 		close(lock);
-	strbuf_release(&p);
 	return r;
 }
 

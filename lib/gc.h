@@ -50,16 +50,26 @@ struct cix_gc_roots {
 	size_t nr, alloc;
 	int *fds;     /* the temporary roots' files, read-locked (lock_temp) */
 	size_t nr_fds, alloc_fds;
+	/* Set by the caller, or NULL: asked now and then, non-zero stops the search. */
+	int (*cancelled)(void *opaque);
+	void *cancel_opaque;
 };
 
 /*
- * The roots: the store paths that the symlinks below STATE/gcroots point
- * to (through at most a few more symlinks, and into directories of the
- * state directory they point to, such as the profiles), and the temporary
- * roots of live processes. Nothing outside the store counts, and no
- * directory outside the state directory is read. With lock_temp, the
- * temporary roots' files stay read-locked until cix_gc_roots_release, and
- * those of dead processes are deleted. Nothing else is written.
+ * The roots: the store paths that the symlinks below STATE/gcroots lead
+ * to, and the temporary roots of live processes. A link is followed
+ * through at most 8 links; it makes a root if it ends in the store. It
+ * leads into a directory of the state directory (such as the profiles,
+ * through gcroots/profiles), whose links and subdirectories are read in
+ * turn, only when every link on the way lies in a directory that only
+ * root, the collector's user or the state directory's owner can change:
+ * the links of users (in their profiles' directories, those that
+ * gcroots/auto leads to) count only when they lead into the store.
+ * Subdirectories are read to a depth of 32, each directory once. Nothing
+ * outside the store counts, and no directory outside the state directory
+ * is read. With lock_temp, the temporary roots' files stay read-locked
+ * until cix_gc_roots_release, and those of dead processes are deleted.
+ * Nothing else is written. -ECANCELED when roots->cancelled said so.
  */
 int cix_gc_find_roots(struct cix_store *s, int lock_temp, struct cix_gc_roots *roots,
 		      struct cix_err *err);
@@ -85,6 +95,13 @@ struct cix_gc_opts {
 	int keep_outputs;           /* a live derivation's valid outputs are alive */
 	cix_path_fn each;           /* called with each path listed or deleted, or NULL */
 	void *opaque;
+	/*
+	 * Or NULL: asked between paths (and while waiting for another
+	 * collector, and finding the roots); non-zero stops the collection
+	 * there, with -ECANCELED (a daemon's client that hung up).
+	 */
+	int (*cancelled)(void *opaque);
+	void *cancel_opaque;
 };
 
 struct cix_gc_result {
