@@ -78,28 +78,25 @@ static int add_to_store_legacy(struct conn *c, struct cix_err *err)
 		r = err->code ? err->code : cix_error(err, -CIX_EUNSUPPORTED, "unsupported hash algorithm");
 		goto out;
 	}
-	if (recursive) {
-		r = cix_store_add_source(c->s, name.buf, CIX_ADD_RECURSIVE, algo, NULL, 0,
-					 cix_wire_source_read, &src, &out, NULL, err);
-		if (r < 0)
-			c->broken = 1;   /* where the NAR stopped is unknown */
-	} else {
-		/* The NAR of one file, restored aside, then added flat under its name. */
-		const char *tmp = getenv("TMPDIR");
-		strbuf_addf(&dir, "%s/cix-add-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(dir.buf)) {
-			c->broken = 1;
-			r = cix_error_errno(err, -errno, "cannot create a temporary directory");
-			goto out;
-		}
-		strbuf_addf(&file, "%s/%s", dir.buf, name.buf);
-		r = cix_nar_restore(cix_wire_source_read, &src, file.buf, NULL, NULL, err);
-		if (!r)
-			r = cix_store_add(c->s, file.buf, CIX_ADD_FLAT, algo, &out, err);
-		else
-			c->broken = 1;
-		cix_remove_tree_at(AT_FDCWD, dir.buf, NULL);
+	/*
+	 * The NAR, restored aside (it ends where its own structure says, on a
+	 * stream that goes on), then added under its name.
+	 */
+	const char *tmp = getenv("TMPDIR");
+	strbuf_addf(&dir, "%s/cix-add-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir.buf)) {
+		c->broken = 1;
+		r = cix_error_errno(err, -errno, "cannot create a temporary directory");
+		goto out;
 	}
+	strbuf_addf(&file, "%s/%s", dir.buf, name.buf);
+	r = cix_nar_restore(cix_wire_source_read, &src, file.buf, NULL, NULL, err);
+	if (!r)
+		r = cix_store_add(c->s, file.buf, recursive ? CIX_ADD_RECURSIVE : CIX_ADD_FLAT,
+				  algo, &out, err);
+	else
+		c->broken = 1;
+	cix_remove_tree_at(AT_FDCWD, dir.buf, NULL);
 	if (r < 0 && src.err.code) {
 		*err = src.err;
 		c->broken = 1;
@@ -236,6 +233,55 @@ out:
 	strbuf_release(&fp);
 }
 
+/*
+ * A NAR of a declared size, on a stream that goes on after it (or whose
+ * client must not be asked for more): its end is the size.
+ */
+struct sized_source {
+	cix_source_fn src;
+	void *opaque;
+	uint64_t left;
+};
+
+static ssize_t sized_read(void *opaque, void *buf, size_t len)
+{
+	struct sized_source *sz = opaque;
+	ssize_t n;
+	if (!sz->left)
+		return 0;
+	n = sz->src(sz->opaque, buf, len < sz->left ? len : (size_t)sz->left);
+	if (n > 0)
+		sz->left -= (uint64_t)n;
+	return n;
+}
+
+/*
+ * The deriver an untrusted client names must have made the path: a valid
+ * derivation with an output there (derivations are checked as they come
+ * in). Otherwise none is recorded: nobody may claim that another's
+ * derivation made what they add.
+ */
+static int check_deriver(struct conn *c, struct cix_path_info *info, struct cix_err *err)
+{
+	struct strvec outs = STRVEC_INIT;
+	int r, made = 0;
+	if (!info->deriver)
+		return 0;
+	if ((r = cix_store_check_path(c->s, info->deriver, err)) < 0)
+		return r;
+	r = cix_db_is_valid(c->s->db, info->deriver, err);
+	if (r > 0 && cix_store_is_drv_path(info->deriver))
+		r = cix_db_drv_outputs(c->s->db, info->deriver, strvec_push_fn, &outs, err);
+	for (size_t i = 0; r >= 0 && i < outs.nr; i++)
+		made |= !strcmp(outs.v[i], info->path);
+	strvec_clear(&outs);
+	if (r < 0)
+		return r;
+	if (!made)
+		info->deriver = NULL;
+	return 0;
+}
+
 static int op_add_to_store_nar(struct conn *c, struct cix_err *err)
 {
 	struct strbuf path = STRBUF_INIT, deriver = STRBUF_INIT, hash = STRBUF_INIT,
@@ -286,6 +332,8 @@ static int op_add_to_store_nar(struct conn *c, struct cix_err *err)
 		signed_by_acl(c, &info, &sigs, &good);
 	info.sigs = good.len ? good.buf : NULL;
 	int need_ca = !c->trusted && !good.len;
+	if (!r && !c->trusted)
+		r = check_deriver(c, &info, err);
 	if (c->minor >= 23) {
 		struct cix_wire_source src = CIX_WIRE_SOURCE_INIT(&c->w);
 		if (!r)
@@ -301,9 +349,11 @@ static int op_add_to_store_nar(struct conn *c, struct cix_err *err)
 			}
 		}
 	} else if (c->minor >= 21) {
+		/* The client sends what is asked for: no more than the NAR's size. */
 		struct tunnel t = { .c = c, .chunk = STRBUF_INIT };
+		struct sized_source sz = { tunnel_read, &t, nar_size };
 		if (!r)
-			r = cix_store_add_nar(c->s, &info, need_ca, tunnel_read, &t, err);
+			r = cix_store_add_nar(c->s, &info, need_ca, sized_read, &sz, err);
 		if (r < 0 && t.err.code)
 			*err = t.err;
 		strbuf_release(&t.chunk);
@@ -311,14 +361,16 @@ static int op_add_to_store_nar(struct conn *c, struct cix_err *err)
 			c->broken = 1;   /* the tunnel cannot be resynchronised */
 	} else {
 		struct cix_wire_source src = CIX_WIRE_SOURCE_INIT(&c->w);
+		struct sized_source sz = { cix_wire_source_read, &src, nar_size };
 		if (!r)
-			r = cix_store_add_nar(c->s, &info, need_ca, cix_wire_source_read, &src, err);
+			r = cix_store_add_nar(c->s, &info, need_ca, sized_read, &sz, err);
 		if (r < 0)
 			c->broken = 1;   /* a raw NAR cannot be skipped */
 	}
 	if (!r)
 		conn_last(c);
 out:
+	cix_store_admit_drv_release(&info);   /* the rest is borrowed */
 	strbuf_release(&path);
 	strbuf_release(&deriver);
 	strbuf_release(&hash);

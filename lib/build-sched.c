@@ -40,6 +40,7 @@ struct sched {
 	struct cix_err err;   /* the first failure */
 	int use_subst;
 	struct cix_subst plan;
+	struct cix_drv_hasher *hasher;   /* the hash modulo of each derivation, once */
 };
 
 static long collect(struct sched *sc, const char *drv_path, int depth, struct cix_err *err);
@@ -156,6 +157,11 @@ static long collect(struct sched *sc, const char *drv_path, int depth, struct ci
 		sc->nodes[self].state = DONE;
 		return self;
 	}
+	/* What is built or fetched for it must be its own outputs. */
+	if (!sc->hasher)
+		sc->hasher = cix_store_drv_hasher(s);
+	if ((r = cix_store_verify_drv(s, sc->hasher, drv_path, drv, err)) < 0)
+		return r;
 	sc->nodes[self].check = sc->opts->check && depth == 0;
 	if (sc->use_subst && !sc->nodes[self].check && (r = try_subst(sc, self, err)) != 0)
 		return r < 0 ? r : self;
@@ -224,6 +230,7 @@ int cix_build_plan(struct cix_store *s, const char *const *drv_paths, size_t n,
 		free(sc.nodes[i].deps);
 	}
 	free(sc.nodes);
+	cix_drv_hasher_free(sc.hasher);
 	if (sc.use_subst)
 		cix_subst_release(&sc.plan);
 	return r < 0 ? (int)r : 0;
@@ -321,6 +328,7 @@ int cix_build_derivations(struct cix_store *s, const char *const *drv_paths, siz
 		free(sc.nodes[i].deps);
 	}
 	free(sc.nodes);
+	cix_drv_hasher_free(sc.hasher);
 	free(th);
 	if (sc.use_subst)
 		cix_subst_release(&sc.plan);

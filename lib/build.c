@@ -494,6 +494,9 @@ static int register_outputs(struct building *b, const struct cix_db_graph *input
 			break;
 		if ((r = scan_refs(o->path, inputs, drv, store_len, &infos[i], err)) < 0)
 			break;
+		/* An output named *.drv is a derivation like any other. */
+		if ((r = cix_store_admit_drv(s, &infos[i], o->path, NULL, 0, err)) < 0)
+			break;
 		if (*o->hash_algo) {
 			struct strbuf ca = STRBUF_INIT;
 			strbuf_addf(&ca, "fixed:%s:", o->hash_algo);

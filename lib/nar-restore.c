@@ -247,3 +247,14 @@ int cix_nar_restore_flags(cix_source_fn src, void *opaque, const char *target, i
 	free(base);
 	return r;
 }
+
+int cix_source_expect_end(cix_source_fn src, void *opaque, struct cix_err *err)
+{
+	char c;
+	ssize_t n = src(opaque, &c, 1);
+	if (n < 0)
+		return cix_error_errno(err, (int)n, "cannot read after the archive");
+	if (n > 0)
+		return cix_error(err, -CIX_EFORMAT, "unexpected data after the archive");
+	return 0;
+}

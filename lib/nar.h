@@ -70,6 +70,12 @@ int cix_nar_restore(cix_source_fn src, void *opaque, const char *target,
 int cix_nar_restore_flags(cix_source_fn src, void *opaque, const char *target, int flags,
 			  struct cix_hash *hash, uint64_t *size, struct cix_err *err);
 
+/*
+ * After a NAR read from src, when nothing may follow it: 0 if src is at
+ * its end, -CIX_EFORMAT if it has more, or src's error.
+ */
+int cix_source_expect_end(cix_source_fn src, void *opaque, struct cix_err *err);
+
 /* Validate one NAR from src without writing anything; hash/size as above. */
 int cix_nar_check(cix_source_fn src, void *opaque,
 		  struct cix_hash *hash, uint64_t *size, struct cix_err *err);

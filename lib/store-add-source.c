@@ -8,7 +8,6 @@
 #include "nar.h"
 #include "nar-read.h"
 #include "util.h"
-#include "drv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -93,39 +92,6 @@ static void nar_hash_file(const char *data, size_t len, struct cix_hash *h, uint
 	*size = total;
 }
 
-/* Input derivations come from the store, where they are valid. */
-static int load_valid_drv(void *data, const char *drv_path, struct cix_drv **out,
-			  struct cix_err *err)
-{
-	struct cix_store *s = data;
-	int r = cix_db_is_valid(s->db, drv_path, err);
-	if (r <= 0)
-		return r < 0 ? r : cix_error(err, -CIX_ENOTFOUND,
-					     "input derivation '%s' is not valid", drv_path);
-	return cix_drv_parse_file(drv_path, s->store_dir, out, err);
-}
-
-int cix_store_check_drv(struct cix_store *s, const char *path, const char *file,
-			struct cix_err *err)
-{
-	struct cix_drv *drv;
-	struct strbuf name = STRBUF_INIT;
-	size_t len = strlen(path);
-	int r;
-	if (len < 4 || strcmp(path + len - 4, ".drv"))
-		return 0;
-	if ((r = cix_drv_parse_file(file, s->store_dir, &drv, err)) < 0)
-		return r;
-	if ((r = cix_drv_name_from_path(s->store_dir, path, &name, err)) == 0) {
-		struct cix_drv_hasher *h = cix_drv_hasher_new(s->store_dir, load_valid_drv, s);
-		r = cix_drv_check_outputs(h, drv, name.buf, NULL, err);
-		cix_drv_hasher_free(h);
-	}
-	strbuf_release(&name);
-	cix_drv_free(drv);
-	return r;
-}
-
 int cix_store_add_source(struct cix_store *s, const char *name, enum cix_add_method method,
 			 enum cix_hash_algo algo, const char *const *refs, size_t nr_refs,
 			 cix_source_fn src, void *opaque, struct strbuf *out,
@@ -147,6 +113,8 @@ int cix_store_add_source(struct cix_store *s, const char *name, enum cix_add_met
 	if (method == CIX_ADD_RECURSIVE) {
 		r = cix_nar_restore_flags(src, opaque, t.buf, CIX_RESTORE_CANONICAL,
 					  &info.nar_hash, &info.nar_size, err);
+		if (!r)
+			r = cix_source_expect_end(src, opaque, err);
 		if (!r && algo != CIX_HASH_SHA256)
 			r = cix_nar_hash_path(t.buf, algo, &h, NULL, err);
 		else
@@ -195,8 +163,8 @@ int cix_store_add_source(struct cix_store *s, const char *name, enum cix_add_met
 		}
 		/* (registering checks that they are valid, in its transaction) */
 	}
-	if (!r && method == CIX_ADD_TEXT && (r = cix_store_check_drv(s, path.buf, t.buf, err)) == 0)
-		r = cix_store_drv_outputs(s, &info, t.buf, err);
+	if (!r)
+		r = cix_store_admit_drv(s, &info, t.buf, NULL, 0, err);
 	/* (cix_store_install leaves a path that is valid already as it is) */
 	info.reg_time = (int64_t)time(NULL);
 	if (!r && (r = cix_store_install(s, tmp.buf, &info, err)) > 0)
@@ -217,12 +185,8 @@ int cix_store_add_source(struct cix_store *s, const char *name, enum cix_add_met
 		r = 0;
 		strbuf_addstr(out, path.buf);
 	}
-	/* cix_store_drv_outputs filled outputs; the rest is borrowed. */
-	for (size_t i = 0; i < info.nr_outputs; i++) {
-		free(info.outputs[i].id);
-		free(info.outputs[i].path);
-	}
-	free(info.outputs);
+	/* cix_store_admit_drv filled outputs; the rest is borrowed. */
+	cix_store_admit_drv_release(&info);
 	free(info.refs);
 out:
 	if (!moved)
@@ -348,8 +312,8 @@ int cix_store_add_nar_commit(struct cix_store *s, struct cix_path_info *info, in
 		if (r > 0)
 			r = 0;
 	}
-	if (!r && (r = cix_store_check_drv(s, info->path, t.buf, err)) == 0)
-		r = cix_store_drv_outputs(s, info, t.buf, err);
+	if (!r)
+		r = cix_store_admit_drv(s, info, t.buf, NULL, 0, err);
 	if (!r && (r = cix_store_add_temp_root(s, info->path, err)) == 0 &&
 	    (r = cix_db_is_valid(s->db, info->path, err)) == 0)
 		r = cix_store_install(s, tmp, info, err);
@@ -374,7 +338,9 @@ int cix_store_add_nar(struct cix_store *s, struct cix_path_info *info, int need_
 {
 	struct strbuf tmp = STRBUF_INIT;
 	int r = cix_store_add_nar_prepare(s, info, src, opaque, &tmp, err);
-	if (r == 0)
+	if (r == 0 && (r = cix_source_expect_end(src, opaque, err)) < 0)
+		cix_store_add_nar_abort(s, tmp.buf);
+	else if (r == 0)
 		r = cix_store_add_nar_commit(s, info, need_ca, tmp.buf, err);
 	strbuf_release(&tmp);
 	return r;

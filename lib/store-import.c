@@ -116,7 +116,7 @@ static int commit(struct import *im, struct cix_err *err)
 	struct cix_store *s = im->s;
 	struct entry **order = xcalloc(im->nr + 1, sizeof(*order));
 	struct cix_path_info *infos = xcalloc(im->nr + 1, sizeof(*infos));
-	struct strbuf tmp = STRBUF_INIT;
+	const char **moved = xcalloc(im->nr + 1, sizeof(*moved));
 	size_t n = 0;
 	int tfd = -1, r = 0;
 
@@ -144,15 +144,21 @@ static int commit(struct import *im, struct cix_err *err)
 			r = r > 0 ? 0 : r;
 			continue;
 		}
-		tmp_path(im, e, &tmp);
-		if ((r = cix_store_drv_outputs(s, &e->info, tmp.buf, err)) < 0 ||
-		    (r = cix_remove_tree_at(s->store_fd, base, err)) < 0)
+		if ((r = cix_remove_tree_at(s->store_fd, base, err)) < 0)
 			break;
 		if ((r = cix_store_move_in(s, tfd, e->tmp, base, err)) < 0)
 			break;
 		e->moved = 1;
-		infos[n++] = e->info;
+		moved[n++] = e->info.path;
 	}
+	/* In place: derivations are checked, their inputs among them too. */
+	for (size_t i = 0; !r && i < im->nr; i++)
+		if (im->e[i].moved)
+			r = cix_store_admit_drv(s, &im->e[i].info, im->e[i].info.path,
+						(const char *const *)moved, n, err);
+	for (size_t i = 0, k = 0; !r && i < im->nr; i++)
+		if (im->e[i].moved)
+			infos[k++] = im->e[i].info;
 	if (!r && n)
 		r = cix_store_register(s, infos, n, err);
 	for (size_t i = 0; i < im->nr; i++) {
@@ -164,7 +170,7 @@ static int commit(struct import *im, struct cix_err *err)
 	}
 	if (tfd >= 0)
 		close(tfd);
-	strbuf_release(&tmp);
+	free(moved);
 	free(infos);
 	free(order);
 	return r;

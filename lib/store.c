@@ -8,7 +8,6 @@
 #include "nar.h"
 #include "nar-read.h"
 #include "store-path.h"
-#include "drv.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -203,26 +202,6 @@ int cix_remove_path(struct cix_store *s, const char *path, struct cix_err *err)
 	struct cix_store_path_parts parts;
 	int r = cix_store_path_parse(s->store_dir, path, &parts, err);
 	return r < 0 ? r : cix_remove_tree_at(s->store_fd, parts.base, err);
-}
-
-int cix_store_drv_outputs(struct cix_store *s, struct cix_path_info *info, const char *file,
-			  struct cix_err *err)
-{
-	size_t len = strlen(info->path);
-	struct cix_drv *drv;
-	int r;
-	if (len < 4 || strcmp(info->path + len - 4, ".drv"))
-		return 0;
-	if ((r = cix_drv_parse_file(file, s->store_dir, &drv, err)) < 0)
-		return r;
-	info->outputs = xcalloc(drv->nr_outputs + 1, sizeof(*info->outputs));
-	for (size_t i = 0; i < drv->nr_outputs; i++) {
-		info->outputs[i].id = xstrdup(drv->outputs[i].name);
-		info->outputs[i].path = xstrdup(drv->outputs[i].path);
-	}
-	info->nr_outputs = drv->nr_outputs;
-	cix_drv_free(drv);
-	return 0;
 }
 
 /* ---- Adding content ---- */
@@ -477,12 +456,16 @@ int cix_store_add(struct cix_store *s, const char *src, enum cix_add_method meth
 	render_ca(&ca, method, &h);
 	info.path = path.buf;
 	info.ca = ca.buf;
+	strbuf_addf(&t, "%s/%s/%s", s->store_dir, TMP_DIR, tmp.buf);
 	/* Kept alive from here, whether it was valid already or not. */
 	if ((r = cix_store_add_temp_root(s, path.buf, err)) == 0 &&
-	    (r = cix_db_is_valid(s->db, path.buf, err)) == 0)
+	    (r = cix_db_is_valid(s->db, path.buf, err)) == 0 &&
+	    (r = cix_store_admit_drv(s, &info, t.buf, NULL, 0, err)) == 0)
 		r = cix_store_install(s, tmp.buf, &info, err);
+	cix_store_admit_drv_release(&info);
 drop:
 	/* Whatever was not moved into place (already valid, or an error). */
+	strbuf_reset(&t);
 	strbuf_addf(&t, "%s/%s/%s", s->store_dir, TMP_DIR, tmp.buf);
 	cix_remove_tree_at(AT_FDCWD, t.buf, NULL);
 	if (r >= 0) {

@@ -54,15 +54,17 @@ enum cix_add_method {
  * Copy the file or tree at src into the store as a content-addressed path
  * named after src's base name, and append that path to out. With
  * CIX_ADD_RECURSIVE and sha256 this is a "source" path, as nix-store --add
- * makes. A path already valid is not copied again.
+ * makes. A path already valid is not copied again. A derivation (NAME.drv)
+ * must have the output paths its contents give (cix_store_admit_drv).
  */
 int cix_store_add(struct cix_store *s, const char *src, enum cix_add_method method,
 		  enum cix_hash_algo algo, struct strbuf *out, struct cix_err *err);
 
 /*
  * The same for content read from src, named name: with CIX_ADD_RECURSIVE
- * src gives a NAR, otherwise the file's bytes. CIX_ADD_TEXT (sha256 only)
- * makes a text path with the references refs (valid paths); a text
+ * src gives a NAR and must end there (a byte after it is refused),
+ * otherwise the file's bytes. CIX_ADD_TEXT (sha256 only) makes a text
+ * path with the references refs (valid paths). Whatever the method, a
  * derivation (NAME.drv) must have the output paths its contents give.
  * registered (may be NULL) receives what was registered, when the path
  * was not valid before (and is left zeroed when it was).
@@ -80,21 +82,45 @@ int cix_store_add_text(struct cix_store *s, const char *name, const void *text, 
 		       const char *const *refs, size_t nr_refs, struct strbuf *out,
 		       struct cix_err *err);
 
+/* ---- Derivations entering the store (lib/store-drv.c) ---- */
+
+/* Does path name a derivation (NAME.drv)? */
+int cix_store_is_drv_path(const char *path);
+
 /*
- * If path is a derivation (file: where its text is now), check that its
- * output paths are the ones its contents give (its input derivations must
- * be valid): a derivation claiming another's outputs is refused.
+ * Every path named *.drv passes here before it is registered, whichever
+ * way it came: parse file (where its text is now: a regular file, not
+ * followed if a symlink), check that its output paths are the ones its
+ * contents and name give (input derivations valid, or among
+ * pending[0..nr_pending), paths registered with it whose files are in
+ * place), and fill info->outputs for the database (release them with
+ * cix_store_admit_drv_release). A derivation claiming outputs that are
+ * not its own is refused ("derivation '...' is refused: ..."). 0 for a
+ * path that is not a derivation.
  */
-int cix_store_check_drv(struct cix_store *s, const char *path, const char *file,
-			struct cix_err *err);
+int cix_store_admit_drv(struct cix_store *s, struct cix_path_info *info, const char *file,
+			const char *const *pending, size_t nr_pending, struct cix_err *err);
+void cix_store_admit_drv_release(struct cix_path_info *info);
+
+/* A hasher (lib/drv.h) whose input derivations are the store's valid ones. */
+struct cix_drv_hasher;
+struct cix_drv_hasher *cix_store_drv_hasher(struct cix_store *s);
+
+/*
+ * Check that drv, parsed from drv_path, has the output paths its
+ * contents give (before building it): -CIX_EMISMATCH otherwise.
+ */
+struct cix_drv;
+int cix_store_verify_drv(struct cix_store *s, struct cix_drv_hasher *h, const char *drv_path,
+			 const struct cix_drv *drv, struct cix_err *err);
 
 /*
  * Add the NAR read from src as info->path with info's metadata (the
  * daemon's AddToStoreNar): the NAR must have info's hash and size, the
  * references must be valid (or the path itself), a content address must
  * match the content and the path, and with need_ca there must be one (an
- * untrusted client's input-addressed path is refused). A path already
- * valid is left as it is (the NAR is still read).
+ * untrusted client's input-addressed path is refused). src must end with
+ * the NAR. A path already valid is left as it is (the NAR is still read).
  */
 int cix_store_add_nar(struct cix_store *s, struct cix_path_info *info, int need_ca,
 		      cix_source_fn src, void *opaque, struct cix_err *err);
@@ -143,13 +169,6 @@ int cix_store_dump(struct cix_store *s, const char *path, cix_sink_fn sink, void
 
 /* Remove a store path's files (not its database row); missing is fine. */
 int cix_remove_path(struct cix_store *s, const char *path, struct cix_err *err);
-
-/*
- * If info->path is a derivation, parse its file (file: where it is now) and
- * fill info->outputs, so that registering it records its outputs.
- */
-int cix_store_drv_outputs(struct cix_store *s, struct cix_path_info *info, const char *file,
-			  struct cix_err *err);
 
 /*
  * Import one export stream (nix-store --export) from src: every path is
