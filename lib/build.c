@@ -150,7 +150,7 @@ static int run_sandboxed(struct building *b, char **envp, const char *root,
 	spec.builder = drv->builder;
 	spec.argv = argv;
 	spec.envp = envp;
-	spec.network = cix_drv_is_fixed(drv);
+	spec.network = cix_drv_is_fixed(drv) ? cix_sandbox_fod_network() : 0;
 	spec.uid = b->user.uid;
 	spec.gid = b->user.gid;
 	spec.timeout = b->opts->timeout;
