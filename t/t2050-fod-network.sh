@@ -96,9 +96,10 @@ probe("http", http)
 if env.get("fail"):
     sys.exit(1)
 if env.get("gate"):
-    open("/build/started", "w").close()
-    while True:
+    # waits to be killed, a minute at most
+    for i in range(600):
         os.system("sleep 0.1")
+    sys.exit(1)
 with open(env["out"], "w") as f:
     f.write("hello\n")
 EOF
@@ -132,7 +133,7 @@ mkdir -p www && echo served-by-host >www/file &&
 HTTPD=$! &&
 { $PY listener.py $SOCK listening got 2>listener.err & } &&
 LISTENER=$! &&
-trap 'kill $HTTPD $LISTENER 2>/dev/null; userdel ${G}a 2>/dev/null; groupdel $G 2>/dev/null' EXIT &&
+trap 'kill $HTTPD $LISTENER $(cat gatepids 2>/dev/null) 2>/dev/null; userdel ${G}a 2>/dev/null; groupdel $G 2>/dev/null' EXIT &&
 test_wait_for port && test_wait_for listening || exit 1
 PORT=$(cat port)
 
@@ -150,6 +151,15 @@ none_left () {
 		sleep 0.1
 		i_=$((i_ + 1))
 	done
+}
+
+# cix_pid DRV: the pid of the cix process realising DRV (not of runuser).
+cix_pid () {
+	for p_ in /proc/[0-9]*; do
+		[ "$(cat $p_/comm 2>/dev/null)" = cix ] && grep -qs "$1" $p_/cmdline &&
+			echo ${p_#/proc/} && return 0
+	done
+	return 1
 }
 
 # Mode settings: $RUNAS, the store of the mode, cix through them.
@@ -229,15 +239,16 @@ run_checks () {
 		none_left &&
 		d=$(drv $tag-gate "gate = \"1\";") &&
 		{ $RUNAS env $(b_env) "$CIX_BUILD_DIR/cix" store -r $d >gate.out 2>gate.log & } &&
-		cpid=$! &&
+		rpid=$! &&
 		i=0 && while ! grep -qs "^PROBE http" gate.log && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done &&
+		cpid=$(cix_pid $d) && echo $cpid >>gatepids &&
 		p=$(slirp_pids) && test -n "$p" &&
 		# it holds no descriptor of the build: its own pipes, tun and sockets only
 		ls -l /proc/$p/fd | sed -n "s/.* -> //p" >fds &&
 		cat fds &&
 		! grep -v "^/dev/null$\|^/dev/net/tun$\|^pipe:\|^socket:\|^anon_inode:\[event" fds &&
 		test "$(grep -c "^pipe:" fds)" -le 2 &&
-		kill -9 $cpid && { wait $cpid || :; } &&
+		kill -9 $cpid && { wait $rpid || :; } &&
 		none_left
 	'
 }
