@@ -94,7 +94,7 @@ static void watch(pid_t pid, int pidfd, int logr, const struct cix_sandbox_spec 
 		if (exited) {
 			/*
 			 * Everything in the namespace is dead; only a process
-			 * outside (given the pipe over a socket, with network)
+			 * outside (handed the pipe over a Unix socket)
 			 * could hold it open: do not wait for it long.
 			 */
 			if (t >= drain_until)
@@ -210,7 +210,7 @@ static pid_t clone_child(struct sb_plan *plan, unsigned long flags, void *stack)
  * it, with loopback only (never the host's namespace), saying why.
  */
 static void start_network(const struct cix_sandbox_spec *spec, pid_t pid, struct sb_slirp *sl,
-			  int *net_wfd, struct cix_sandbox_result *res)
+			  int netp[2], struct cix_sandbox_result *res)
 {
 	char why[256], line[320];
 	int loopback = !!(spec->network & CIX_SANDBOX_NET_HOST_LOOPBACK);
@@ -221,10 +221,11 @@ static void start_network(const struct cix_sandbox_spec *spec, pid_t pid, struct
 				 " but loopback: %s\n", why);
 		cix_write_full(spec->log_fd, line, n < (int)sizeof(line) ? (size_t)n : sizeof(line) - 1);
 	}
-	if (write(*net_wfd, "1", 1) != 1) {
-		/* The child is gone: its end of the pipe is closed. */
+	if (write(netp[1], "1", 1) != 1) {
+		/* Cannot happen: the pipe is empty, and we hold its read end. */
 	}
-	close_fd(net_wfd);
+	close_fd(&netp[0]);
+	close_fd(&netp[1]);
 }
 
 int cix_sandbox_run(const struct cix_sandbox_spec *spec,
@@ -289,7 +290,7 @@ int cix_sandbox_run(const struct cix_sandbox_spec *spec,
 	close_fd(&syncp[0]);
 	close_fd(&statusp[1]);
 	close_fd(&logp[1]);
-	close_fd(&netp[0]);
+	/* netp[0] stays open until start_network: its write raises no SIGPIPE. */
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0) {
 		ret = cix_error_errno(err, -errno, "cannot open the sandbox's pidfd");
@@ -304,7 +305,7 @@ int cix_sandbox_run(const struct cix_sandbox_spec *spec,
 		goto kill;
 	}
 	if (netp[1] >= 0)
-		start_network(spec, pid, &slirp, &netp[1], res);
+		start_network(spec, pid, &slirp, netp, res);
 
 	/* End of file: the builder was executed; a report: set-up failed. */
 	struct sb_failure f;
