@@ -160,7 +160,7 @@ static int run_sandboxed(struct building *b, const struct cix_build_job *job, ch
 	spec.builder = job->builder;
 	spec.argv = job->argv.v;
 	spec.envp = envp;
-	spec.network = cix_drv_is_fixed(drv);
+	spec.network = cix_drv_is_fixed(drv) ? cix_sandbox_fod_network() : 0;
 	spec.uid = b->user.uid;
 	spec.gid = b->user.gid;
 	spec.timeout = b->opts->timeout;

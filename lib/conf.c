@@ -38,6 +38,22 @@ static int ttl(const char *file, unsigned lineno, const char *v, long *out, stru
 	return 0;
 }
 
+static int yes_no(const char *file, unsigned lineno, const char *v, int *out,
+		  struct cix_err *err)
+{
+	v += strspn(v, " \t");
+	size_t n = strcspn(v, " \t");
+	if (v[n + strspn(v + n, " \t")])
+		n = 0;   /* more than one word */
+	if ((n == 3 && !strncmp(v, "yes", 3)) || (n == 4 && !strncmp(v, "true", 4)))
+		*out = 1;
+	else if ((n == 2 && !strncmp(v, "no", 2)) || (n == 5 && !strncmp(v, "false", 5)))
+		*out = 0;
+	else
+		return cix_error(err, -CIX_EFORMAT, "%s:%u: expected yes or no", file, lineno);
+	return 0;
+}
+
 int cix_conf_load(const char *file, struct cix_conf *c, struct cix_err *err)
 {
 	FILE *f;
@@ -86,6 +102,8 @@ int cix_conf_load(const char *file, struct cix_conf *c, struct cix_err *err)
 			r = ttl(file, lineno, value, &c->narinfo_positive_ttl, err);
 		} else if (!strcmp(name, "narinfo-cache-negative-ttl")) {
 			r = ttl(file, lineno, value, &c->narinfo_negative_ttl, err);
+		} else if (!strcmp(name, "fod-host-loopback")) {
+			r = yes_no(file, lineno, value, &c->fod_host_loopback, err);
 		}
 	}
 	fclose(f);

@@ -16,6 +16,7 @@ struct cix_conf {
 	char *substitute_urls;         /* space-separated; default none */
 	long narinfo_positive_ttl;     /* narinfo-cache-positive-ttl (0: the default) */
 	long narinfo_negative_ttl;     /* narinfo-cache-negative-ttl (0: the default) */
+	int fod_host_loopback;         /* fod-host-loopback: yes or no (default) */
 };
 
 /* $CIX_CONF_FILE, else $CIX_CONF_DIR/cix.conf, else /etc/cix/cix.conf. */

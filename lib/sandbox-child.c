@@ -240,6 +240,8 @@ void cix_sandbox_child(const struct sb_plan *plan)
 
 	/* Die with the caller; the caller may already be gone. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (plan->net_wfd >= 0)
+		close(plan->net_wfd);
 	if (read(plan->sync_fd, &c, 1) != 1)
 		_exit(127);
 
@@ -255,8 +257,7 @@ void cix_sandbox_child(const struct sb_plan *plan)
 
 	if (sethostname("localhost", 9) < 0 || setdomainname("(none)", 6) < 0)
 		fail(plan, "cannot set the host name", NULL);
-	if (!s->network)
-		loopback_up(plan);
+	loopback_up(plan);
 
 	if (chdir(plan->root) < 0)
 		fail(plan, "cannot enter", plan->root);
@@ -335,6 +336,9 @@ void cix_sandbox_child(const struct sb_plan *plan)
 			fail(plan, "cannot limit the number of processes", NULL);
 	}
 
+	/* A fixed-output build starts once its network is up (or will not be). */
+	if (plan->net_fd >= 0 && read(plan->net_fd, &c, 1) != 1)
+		_exit(127);
 	if (chdir("/build") < 0)
 		fail(plan, "cannot enter", "/build");
 	execve(s->builder, s->argv, s->envp);

@@ -65,6 +65,8 @@ struct sb_plan {
 	int sync_fd;                /* read end: the id maps are written */
 	int status_fd;              /* write end, O_CLOEXEC: failure report */
 	int log_fd;                 /* write end of the log pipe */
+	int net_fd;                 /* read end: the network is up (or will not be); -1: none */
+	int net_wfd;                /* its write end, the parent's: the child closes it */
 	unsigned long nproc;        /* RLIMIT_NPROC to set, 0: none */
 };
 
@@ -100,6 +102,21 @@ int cix_sandbox_cgroup_create(char **dir, unsigned long max_procs, struct cix_er
 int cix_sandbox_cgroup_enter(const char *dir, pid_t pid, struct cix_err *err);
 /* Remove the cgroup (its tasks dead) and free dir; NULL is fine. */
 void cix_sandbox_cgroup_remove(char *dir);
+
+/*
+ * sandbox-net.c: slirp4netns serving the network namespace of pid target.
+ * cix_sandbox_slirp_start returns 0 once tap0 is configured, or -1 with
+ * why (one line) set and nothing left running. _stop kills and reaps it.
+ */
+struct sb_slirp {
+	pid_t pid;                  /* -1: none */
+	int pidfd;
+	int exit_fd;                /* write end of its --exit-fd */
+	int err_fd;                 /* read end of its standard error */
+};
+int cix_sandbox_slirp_start(struct sb_slirp *sl, pid_t target, int host_loopback,
+			    char *why, size_t size);
+void cix_sandbox_slirp_stop(struct sb_slirp *sl);
 
 /* sandbox-child.c: the child after clone; never returns. */
 CIX_NORETURN void cix_sandbox_child(const struct sb_plan *plan);

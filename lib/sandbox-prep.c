@@ -29,6 +29,9 @@ static const char etc_group[] =
 static const char etc_hosts[] =
 	"127.0.0.1 localhost\n"
 	"::1 localhost\n";
+/* A fixed-output build's resolver: slirp4netns's DNS relay. */
+static const char etc_resolv_conf[] =
+	"nameserver 10.0.2.3\n";
 
 static const char *const dev_nodes[] = {
 	"null", "zero", "full", "random", "urandom", "tty",
@@ -280,6 +283,16 @@ static int reserved_path(const char *p)
 	return 0;
 }
 
+/*
+ * With network, the sandbox's /etc/hosts and /etc/resolv.conf: the host's
+ * (a resolver on its 127.0.0.53, say) would not work in the sandbox's
+ * network, so an extra path of those names is left out.
+ */
+static int net_own(const struct cix_sandbox_spec *s, const char *p)
+{
+	return s->network && (!strcmp(p, "/etc/hosts") || !strcmp(p, "/etc/resolv.conf"));
+}
+
 static int dir_is_empty(int fd)
 {
 	DIR *d = cix_fdopendir_dup(fd);
@@ -318,7 +331,7 @@ static int check_spec(const struct cix_sandbox_spec *s, struct cix_err *err)
 		const char *p = s->extra_paths[i];
 		if (!clean_abs_path(p))
 			return quoted_error(err, -CIX_EINVAL, "extra sandbox path '%s' is not clean and absolute", p);
-		/* Files below /etc may be added (resolv.conf for FODs). */
+		/* Files below /etc may be added; a FOD's hosts is not bound (net_own). */
 		int etc_file = !strncmp(p, "/etc/", 5) && strcmp(p, "/etc/passwd") &&
 			strcmp(p, "/etc/group") && (s->network || strcmp(p, "/etc/hosts"));
 		if ((reserved_path(p) && !etc_file) ||
@@ -417,10 +430,12 @@ int cix_sandbox_prepare(struct sb_plan *plan, struct cix_err *err)
 	add_op(plan, SB_OP_DIR, "/etc", NULL, NULL, 0755);
 	add_op(plan, SB_OP_FILE, "/etc/passwd", etc_passwd, NULL, 0444);
 	add_op(plan, SB_OP_FILE, "/etc/group", etc_group, NULL, 0444);
-	if (!s->network)
-		add_op(plan, SB_OP_FILE, "/etc/hosts", etc_hosts, NULL, 0444);
+	add_op(plan, SB_OP_FILE, "/etc/hosts", etc_hosts, NULL, 0444);
+	if (s->network)
+		add_op(plan, SB_OP_FILE, "/etc/resolv.conf", etc_resolv_conf, NULL, 0444);
 	for (size_t i = 0; i < s->nr_extra_paths; i++)
-		if ((ret = plan_bind(plan, s->extra_paths[i], SB_BIND_RO, err)) < 0)
+		if (!net_own(s, s->extra_paths[i]) &&
+		    (ret = plan_bind(plan, s->extra_paths[i], SB_BIND_RO, err)) < 0)
 			goto out;
 	for (size_t i = 0; i < s->nr_binds; i++)
 		if ((ret = plan_bind_at(plan, s->binds[i].host, s->binds[i].inside, err)) < 0)

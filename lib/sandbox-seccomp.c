@@ -35,9 +35,10 @@ struct sc_rule {
 #define OPEN(nr, f, m) { nr, m, f, 0, -1, 0 }
 #define REFUSE(nr, e) { nr, -1, -1, e, -1, 0 }
 #define REFUSE_IF(nr, a, v, e) { nr, -1, -1, e, a, v }
-/* socket(2)'s domain, and socketcall(2)'s call number for socket */
+/* socket(2)'s domain, and socketcall(2)'s call numbers for socket and socketpair */
 #define SB_AF_UNIX 1
 #define SB_SYS_SOCKET 1
+#define SB_SYS_SOCKETPAIR 8
 
 /*
  * Also open, openat, creat, mknod and mknodat creating a file with those
@@ -65,17 +66,21 @@ static const struct sc_rule compat_rules[] = {           /* i386 */
 	REFUSE(226, ENOTSUP), REFUSE(227, ENOTSUP), REFUSE(228, ENOTSUP), REFUSE(463, ENOTSUP),
 };
 /*
- * A fixed-output build keeps the host's network namespace, where abstract
- * Unix sockets live: it may make no Unix socket, so that it cannot reach a
- * process outside through one, nor hand it a descriptor (security.md
- * item 11). socketpair stays: its two ends are the builder's own.
+ * A fixed-output build has a network namespace of its own (slirp4netns),
+ * where the host's abstract Unix sockets are not. As a second wall (a
+ * socket file in an extra path is reachable from any namespace), it may
+ * make no Unix socket at all, neither by socket nor by socketpair, so
+ * that it can neither reach a process outside through one nor hand it a
+ * descriptor (security.md items 11, 22).
  */
 static const struct sc_rule native_fod_rules[] = {
 	REFUSE_IF(41, 0, SB_AF_UNIX, EPERM), REFUSE_IF(X32 | 41, 0, SB_AF_UNIX, EPERM),
+	REFUSE_IF(53, 0, SB_AF_UNIX, EPERM), REFUSE_IF(X32 | 53, 0, SB_AF_UNIX, EPERM),
 };
 static const struct sc_rule compat_fod_rules[] = {
-	REFUSE_IF(359, 0, SB_AF_UNIX, EPERM),
+	REFUSE_IF(359, 0, SB_AF_UNIX, EPERM), REFUSE_IF(360, 0, SB_AF_UNIX, EPERM),
 	REFUSE_IF(102, 0, SB_SYS_SOCKET, EPERM),   /* socketcall: arguments unreadable */
+	REFUSE_IF(102, 0, SB_SYS_SOCKETPAIR, EPERM),
 };
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
 #define COMPAT_ARCH AUDIT_ARCH_I386
@@ -92,10 +97,10 @@ static const struct sc_rule compat_rules[] = {           /* arm */
 	REFUSE(226, ENOTSUP), REFUSE(227, ENOTSUP), REFUSE(228, ENOTSUP), REFUSE(463, ENOTSUP),
 };
 static const struct sc_rule native_fod_rules[] = {
-	REFUSE_IF(198, 0, SB_AF_UNIX, EPERM),
+	REFUSE_IF(198, 0, SB_AF_UNIX, EPERM), REFUSE_IF(199, 0, SB_AF_UNIX, EPERM),
 };
 static const struct sc_rule compat_fod_rules[] = {
-	REFUSE_IF(281, 0, SB_AF_UNIX, EPERM),
+	REFUSE_IF(281, 0, SB_AF_UNIX, EPERM), REFUSE_IF(288, 0, SB_AF_UNIX, EPERM),
 };
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
 #define COMPAT_ARCH AUDIT_ARCH_ARM
@@ -141,7 +146,8 @@ static void emit_arch(struct sb_plan *plan, unsigned arch, const struct sc_rule 
 			emit(plan, BPF_LD | BPF_W | BPF_ABS, 0, 0, arg_offset(r->eq_arg));
 			emit(plan, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, r->value);
 			emit(plan, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | (r->refuse & SECCOMP_RET_DATA));
-			emit(plan, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
+			/* Another value: on to the next rule (socketcall has two). */
+			emit(plan, BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof(struct seccomp_data, nr));
 			continue;
 		}
 		if (r->mode_arg < 0) {

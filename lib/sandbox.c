@@ -94,7 +94,7 @@ static void watch(pid_t pid, int pidfd, int logr, const struct cix_sandbox_spec 
 		if (exited) {
 			/*
 			 * Everything in the namespace is dead; only a process
-			 * outside (given the pipe over a socket, with network)
+			 * outside (handed the pipe over a Unix socket)
 			 * could hold it open: do not wait for it long.
 			 */
 			if (t >= drain_until)
@@ -204,12 +204,38 @@ static pid_t clone_child(struct sb_plan *plan, unsigned long flags, void *stack)
 }
 #endif
 
+/*
+ * A fixed-output build's network, while the child sets up the rest: then
+ * let it execute the builder, with tap0 or, when slirp4netns cannot give
+ * it, with loopback only (never the host's namespace), saying why.
+ */
+static void start_network(const struct cix_sandbox_spec *spec, pid_t pid, struct sb_slirp *sl,
+			  int netp[2], struct cix_sandbox_result *res)
+{
+	char why[256], line[320];
+	int loopback = !!(spec->network & CIX_SANDBOX_NET_HOST_LOOPBACK);
+	if (cix_sandbox_slirp_start(sl, pid, loopback, why, sizeof(why)) == 0) {
+		res->slirp = 1;
+	} else if (spec->log_fd >= 0) {
+		int n = snprintf(line, sizeof(line), "cix: no network for this fixed-output build"
+				 " but loopback: %s\n", why);
+		cix_write_full(spec->log_fd, line, n < (int)sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	}
+	if (write(netp[1], "1", 1) != 1) {
+		/* Cannot happen: the pipe is empty, and we hold its read end. */
+	}
+	close_fd(&netp[0]);
+	close_fd(&netp[1]);
+}
+
 int cix_sandbox_run(const struct cix_sandbox_spec *spec,
 		    struct cix_sandbox_result *res, struct cix_err *err)
 {
 	struct sb_plan plan;
 	int syncp[2] = { -1, -1 }, statusp[2] = { -1, -1 }, logp[2] = { -1, -1 };
+	int netp[2] = { -1, -1 };
 	int pidfd = -1, ret;
+	struct sb_slirp slirp = { .pid = -1, .pidfd = -1, .exit_fd = -1, .err_fd = -1 };
 	pid_t pid = -1;
 	char *cgroup = NULL;
 	void *stack = MAP_FAILED;
@@ -234,16 +260,20 @@ int cix_sandbox_run(const struct cix_sandbox_spec *spec,
 	}
 
 	if (pipe2(syncp, O_CLOEXEC) < 0 || pipe2(statusp, O_CLOEXEC) < 0 ||
-	    pipe2(logp, O_CLOEXEC) < 0) {
+	    pipe2(logp, O_CLOEXEC) < 0 ||
+	    (spec->network && pipe2(netp, O_CLOEXEC) < 0)) {
 		ret = cix_error_errno(err, -errno, "cannot create a pipe");
 		goto out;
 	}
 	plan.sync_fd = syncp[0];
 	plan.status_fd = statusp[1];
 	plan.log_fd = logp[1];
+	plan.net_fd = netp[0];
+	plan.net_wfd = netp[1];
 
+	/* Always a network namespace: the host's holds its abstract sockets. */
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |
-		CLONE_NEWIPC | CLONE_NEWUTS | (spec->network ? 0 : CLONE_NEWNET);
+		CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET;
 	stack = mmap(NULL, SB_CHILD_STACK, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED) {
@@ -260,6 +290,7 @@ int cix_sandbox_run(const struct cix_sandbox_spec *spec,
 	close_fd(&syncp[0]);
 	close_fd(&statusp[1]);
 	close_fd(&logp[1]);
+	/* netp[0] stays open until start_network: its write raises no SIGPIPE. */
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0) {
 		ret = cix_error_errno(err, -errno, "cannot open the sandbox's pidfd");
@@ -273,6 +304,8 @@ int cix_sandbox_run(const struct cix_sandbox_spec *spec,
 		ret = cix_error_errno(err, -errno, "cannot start the sandbox");
 		goto kill;
 	}
+	if (netp[1] >= 0)
+		start_network(spec, pid, &slirp, netp, res);
 
 	/* End of file: the builder was executed; a report: set-up failed. */
 	struct sb_failure f;
@@ -315,6 +348,9 @@ kill:
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 out:
+	cix_sandbox_slirp_stop(&slirp);
+	close_fd(&netp[0]);
+	close_fd(&netp[1]);
 	close_fd(&pidfd);
 	close_fd(&syncp[0]);
 	close_fd(&syncp[1]);

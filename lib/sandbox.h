@@ -9,8 +9,8 @@
 #include "err.h"
 
 /*
- * The builder runs as PID 1 of new user, mount, PID, IPC, UTS and (unless
- * network is set) network namespaces, after pivot_root into spec->root,
+ * The builder runs as PID 1 of new user, mount, PID, IPC, UTS and network
+ * namespaces, after pivot_root into spec->root,
  * which then holds only:
  *
  *   STORE_DIR/        writable by the build user (mode 1775, as Nix's
@@ -26,8 +26,8 @@
  *                     pts (a new devpts instance), ptmx, fd, stdin,
  *                     stdout, stderr
  *   /proc             a fresh procfs of the new PID namespace
- *   /etc              passwd, group and (without network) hosts, with
- *                     Nix 2.8's content
+ *   /etc              passwd, group and hosts, with Nix 2.8's content;
+ *                     with network, resolv.conf naming 10.0.2.3
  *
  * Everything else of the new root is a read-only mount. As in Nix 2.8,
  * the builder always runs as uid 1000 and gid 100 of its user namespace
@@ -51,12 +51,23 @@
  * exits or is killed, the kernel kills every process left in its PID
  * namespace: nothing of the build survives it.
  *
- * spec->network = 1 (fixed-output derivations only) keeps the host's
- * network namespace: the builder can then reach anything the host can,
- * including services on 127.0.0.1 and abstract Unix sockets, so its
- * output must be checked against its declared hash and copied to a fresh
- * inode before use (security.md items 5, 11, 22); /etc/hosts is then not
- * written (the caller may add the host's as an extra path).
+ * spec->network (fixed-output derivations only), CIX_SANDBOX_NET set,
+ * gives the namespace a network of its own: slirp4netns, started by the
+ * caller once the namespace exists, adds tap0 (10.0.2.100, gateway
+ * 10.0.2.2, DNS 10.0.2.3, MTU 65520) and relays its connections in user
+ * space from the host. The builder does not start before the network is
+ * up, and slirp4netns is killed and reaped before cix_sandbox_run returns.
+ * The host's abstract Unix sockets, which belong to the host's network
+ * namespace, are out of reach (security.md items 11, 22), and so is the
+ * host's 127.0.0.1 unless CIX_SANDBOX_NET_HOST_LOOPBACK is set too (then
+ * 10.0.2.2 reaches it). The output can still come from anywhere, so it
+ * must be checked against its declared hash and copied to a fresh inode
+ * before use (item 5). When slirp4netns is missing or fails, the build
+ * runs with the loopback interface only, and a line of spec->log_fd says
+ * why: never in the host's network namespace. slirp4netns is $CIX_SLIRP4NETNS,
+ * else the first on $PATH, else /usr/bin/slirp4netns. Extra paths
+ * /etc/hosts and /etc/resolv.conf are then ignored: the sandbox's are the
+ * ones that work in it. Without network, an extra /etc/hosts is refused.
  *
  * The caller creates spec->root empty, owned by root (or by itself when
  * unprivileged), and removes it afterwards (its files are owned by the
@@ -82,7 +93,7 @@ struct cix_sandbox_spec {
 	const char *builder;          /* absolute path, inside */
 	char *const *argv;            /* argv[0] included */
 	char *const *envp;            /* the builder's whole environment */
-	int network;                  /* 1: keep the host's network (FOD) */
+	int network;                  /* CIX_SANDBOX_NET*: slirp4netns (FOD) */
 	int log_fd;                   /* builder output goes here; -1: drop */
 	uid_t uid;                    /* build user, or (uid_t)-1 */
 	gid_t gid;
@@ -98,6 +109,7 @@ struct cix_sandbox_result {
 	int silent_too_long;          /* killed after spec->max_silent */
 	int log_too_long;             /* killed after spec->max_log bytes */
 	int seccomp;                  /* the seccomp filter was installed */
+	int slirp;                    /* slirp4netns gave the build its network */
 	int proc_limit;               /* how max_procs was enforced: CIX_SANDBOX_LIMIT_* */
 	double prepare_seconds;       /* populating the root on the host */
 	double setup_seconds;         /* clone to execve of the builder */
@@ -112,6 +124,17 @@ struct cix_sandbox_result {
 #define CIX_SANDBOX_LIMIT_NONE   0
 #define CIX_SANDBOX_LIMIT_CGROUP 1
 #define CIX_SANDBOX_LIMIT_RLIMIT 2
+
+/* spec->network: bits */
+#define CIX_SANDBOX_NET               1   /* a network through slirp4netns */
+#define CIX_SANDBOX_NET_HOST_LOOPBACK 2   /* 10.0.2.2 is the host's 127.0.0.1 */
+
+/*
+ * spec->network for a fixed-output build: CIX_SANDBOX_NET, with
+ * CIX_SANDBOX_NET_HOST_LOOPBACK when $CIX_FOD_HOST_LOOPBACK is "yes" (or,
+ * unset, fod-host-loopback of cix.conf is).
+ */
+int cix_sandbox_fod_network(void);
 
 /* The uid and gid the builder has inside its user namespace. */
 #define CIX_SANDBOX_UID 1000

@@ -28,6 +28,10 @@ if [ "$(id -u)" = 0 ]; then
 	fi
 fi
 
+if command -v slirp4netns >/dev/null || [ -x /usr/bin/slirp4netns ]; then
+	test_set_prereq SLIRP
+fi
+
 mkdir -p "$IN" work &&
 echo input-data >"$IN/data" &&
 echo secret >canary &&
@@ -254,17 +258,34 @@ run_checks () {
 		! marker_alive 8765
 	'
 
-	test_expect_success $prereq "$mode: fixed-output mode keeps the host network" '
+	# Fixed-output mode had the host's network namespace (and its abstract
+	# sockets); it now has its own, served by slirp4netns, where 10.0.2.2
+	# is the host's 127.0.0.1 only with --host-loopback.
+	test_expect_success $prereq,SLIRP "$mode: fixed-output mode has a network of its own" '
 		rm -f port2
 		"$SB" --listen port2 &
 		lpid=$! &&
 		for i in 1 2 3 4 5 6 7 8 9 10; do test -s port2 && break; sleep 0.2; done &&
 		port=$(cat port2) &&
-		sb --network --extra /etc/hosts -- /bin/bash -c "exec 3<>/dev/tcp/127.0.0.1/$port && cat <&3;
-			ls /etc; echo --; cat /etc/hosts" >res 2>log;
+		sb --host-loopback --extra /etc/hosts -- /bin/bash -c "readlink /proc/self/ns/net;
+			exec 3<>/dev/tcp/10.0.2.2/$port && cat <&3;
+			ls /etc; echo --; cat /etc/hosts /etc/resolv.conf" >res 2>log;
+		sb --network -- /bin/bash -c "exec 3<>/dev/tcp/10.0.2.2/$port && echo CONNECTED-GW;
+			exec 3<>/dev/tcp/127.0.0.1/$port && echo CONNECTED-LO" >res2 2>log2;
 		kill $lpid;
-		grep "^hello$" log &&
-		sed "1,/^--$/d" log >actual && test_cmp /etc/hosts actual
+		cat log log2 &&
+		test "$(sed -n 1p log)" != "$(readlink /proc/self/ns/net)" &&
+		printf "127.0.0.1 localhost\n::1 localhost\nnameserver 10.0.2.3\n" >expect &&
+		sed "1,/^--$/d" log >actual && test_cmp expect actual &&
+		! grep CONNECTED log2 &&
+		if grep -q "^slirp$" res; then
+			grep "^hello$" log && grep "^slirp$" res2
+		else
+			# unprivileged, without access to /dev/net/tun: loopback only
+			test -n "$RUNAS" &&
+			grep "^cix: no network for this fixed-output build but loopback: slirp4netns failed" log &&
+			! grep "^hello$" log
+		fi
 	'
 }
 

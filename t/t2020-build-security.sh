@@ -383,7 +383,7 @@ test_expect_success NIX,PYTHON 'security 5/11/22: a FOD cannot pass $out through
 	test "$(cat $o)" = hello &&
 	cix store --verify-path $o &&
 	cix store --verify --check-contents &&
-	# Item 11: a FOD keeps the host network, but may make no Unix socket.
+	# Item 11: a FOD has a network namespace of its own, and may make no Unix socket.
 	grep "smuggling failed: \[Errno 1\] Operation not permitted" smuggled
 '
 

@@ -53,6 +53,15 @@ int main(void)
 	ok(cix_conf_load(write_conf("narinfo-cache-negative-ttl = -5\n"), &c, &err) ==
 	   -CIX_EFORMAT && strstr(err.msg, ":1:"), "a negative ttl is refused, with the line");
 	cix_conf_release(&c);
+	ok(cix_conf_load(write_conf("fod-host-loopback = yes \n"), &c, &err) == 0 &&
+	   c.fod_host_loopback == 1, "fod-host-loopback = yes");
+	cix_conf_release(&c);
+	ok(cix_conf_load(write_conf("fod-host-loopback = yes\nfod-host-loopback = no\n"), &c,
+			 &err) == 0 && c.fod_host_loopback == 0, "the last fod-host-loopback counts");
+	cix_conf_release(&c);
+	ok(cix_conf_load(write_conf("fod-host-loopback = yes please\n"), &c, &err) ==
+	   -CIX_EFORMAT && strstr(err.msg, "yes or no"), "fod-host-loopback is yes or no");
+	cix_conf_release(&c);
 	ok(cix_conf_load(write_conf("just words\n"), &c, &err) == -CIX_EFORMAT,
 	   "a line without '=' is refused");
 	cix_conf_release(&c);
