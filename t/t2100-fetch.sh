@@ -43,6 +43,12 @@ P=$(cat http.port)
 U=http://127.0.0.1:$P
 start_ftpd ftp || exit 1
 F=ftp://127.0.0.1:$(cat ftp.port)
+# Fixed-output builds (builtin:fetchurl) have a network of their own, where
+# the host's loopback is 10.0.2.2, and only when allowed.
+CIX_FOD_HOST_LOOPBACK=yes
+export CIX_FOD_HOST_LOOPBACK
+UB=http://10.0.2.2:$P
+FB=ftp://10.0.2.2:$(cat ftp.port)
 flat () { printf 'sha256:%s' "$(cix hash "$1")"; }
 rec () { printf 'sha256:%s' "$(cix hash -r "$1")"; }
 
@@ -417,8 +423,8 @@ test_expect_success NIX 'Nix fetchurl.nix, wrong hash: both refuse' '
 test_expect_success NIX 'cix store --realise runs builtin:fetchurl derivations' '
 	CS=$TRASH_DIRECTORY/cstore &&
 	NC="local?store=$CS&real=$TRASH_DIRECTORY/ncreal&state=$TRASH_DIRECTORY/ncstate&log=$TRASH_DIRECTORY/nclog" &&
-	good=$(nix-instantiate --store "$NC" -E "import <nix/fetchurl.nix> { url = \"$U/big.bin\"; sha256 = \"$(nix-hash --type sha256 --flat --base32 root/big.bin)\"; }" 2>/dev/null) &&
-	bad=$(nix-instantiate --store "$NC" -E "import <nix/fetchurl.nix> { url = \"$U/hello.txt\"; sha256 = \"$(nix-hash --type sha256 --flat --base32 root/big.bin)\"; }" 2>/dev/null) &&
+	good=$(nix-instantiate --store "$NC" -E "import <nix/fetchurl.nix> { url = \"$UB/big.bin\"; sha256 = \"$(nix-hash --type sha256 --flat --base32 root/big.bin)\"; }" 2>/dev/null) &&
+	bad=$(nix-instantiate --store "$NC" -E "import <nix/fetchurl.nix> { url = \"$UB/hello.txt\"; sha256 = \"$(nix-hash --type sha256 --flat --base32 root/big.bin)\"; }" 2>/dev/null) &&
 	nix-store --store "$NC" --export $(nix-store --store "$NC" -qR $good $bad) >fetch.export &&
 	export CIX_STORE_DIR=$CS CIX_STATE_DIR=$TRASH_DIRECTORY/cstate CIX_LOG_DIR=$TRASH_DIRECTORY/clog &&
 	cix store --import <fetch.export >/dev/null &&
@@ -515,9 +521,9 @@ nix_for () {
 test_expect_success NIX 'cix store --realise over ftp; a missing file or a wrong hash registers nothing' '
 	NC=$(nix_for f) &&
 	hbig=$(nix-hash --type sha256 --flat --base32 root/big.bin) &&
-	good=$(inst_c "$NC" "url = \"$F/sub/deeper/ftp.bin\"; sha256 = \"$hbig\";") &&
-	missing=$(inst_c "$NC" "url = \"$F/sub/nothing.bin\"; sha256 = \"$hbig\";") &&
-	bad=$(inst_c "$NC" "url = \"$F/hello.txt\"; sha256 = \"$hbig\";") &&
+	good=$(inst_c "$NC" "url = \"$FB/sub/deeper/ftp.bin\"; sha256 = \"$hbig\";") &&
+	missing=$(inst_c "$NC" "url = \"$FB/sub/nothing.bin\"; sha256 = \"$hbig\";") &&
+	bad=$(inst_c "$NC" "url = \"$FB/hello.txt\"; sha256 = \"$hbig\";") &&
 	nix-store --store "$NC" --export $(nix-store --store "$NC" -qR $good $missing $bad) >ftp.export &&
 	gout=$(nix-store --store "$NC" -q --outputs $good) &&
 	mout=$(nix-store --store "$NC" -q --outputs $missing) &&
@@ -529,7 +535,7 @@ test_expect_success NIX 'cix store --realise over ftp; a missing file or a wrong
 	cmp root/big.bin "$out" &&
 	cix store --verify-path "$out" &&
 	test_expect_code 1 cix store -r $missing 2>err &&
-	grep -F "$F/sub/nothing.bin" err &&
+	grep -F "$FB/sub/nothing.bin" err &&
 	test_expect_code 1 cix store --check-validity "$mout" 2>/dev/null &&
 	test_path_is_missing "$mout" &&
 	test_expect_code 1 cix store -r $bad 2>err &&
@@ -628,8 +634,8 @@ test_expect_success NIX,XZ 'Nix fetchurl.nix, unpack of an .xz NAR: cix realises
 	nix-store --dump tree | xz -c >root/tree-nix.nar.xz &&
 	h=$(nix-hash --type sha256 --base32 tree) &&
 	NC=$(nix_for x) &&
-	good=$(inst_c "$NC" "url = \"$U/tree-nix.nar.xz\"; unpack = true; sha256 = \"$h\";") &&
-	broken=$(inst_c "$NC" "url = \"$U/half.nar.xz\"; unpack = true; sha256 = \"$h\";") &&
+	good=$(inst_c "$NC" "url = \"$UB/tree-nix.nar.xz\"; unpack = true; sha256 = \"$h\";") &&
+	broken=$(inst_c "$NC" "url = \"$UB/half.nar.xz\"; unpack = true; sha256 = \"$h\";") &&
 	nix show-derivation --store "$NC" "$good" >drv.json &&
 	perl -MJSON::PP -e "local \$/; my (\$d) = values %{decode_json(<STDIN>)}; my \$e = \$d->{env};
 		exit !(\$d->{builder} eq q(builtin:fetchurl) && \$e->{unpack} eq q(1) &&
@@ -650,7 +656,7 @@ test_expect_success NIX,XZ 'Nix fetchurl.nix, unpack of an .xz NAR: cix realises
 	test_expect_code 1 cix store --check-validity "$bout" 2>/dev/null &&
 	test_path_is_missing "$bout" &&
 	unset CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR &&
-	d=$(instantiate "url = \"$U/tree-nix.nar.xz\"; unpack = true; sha256 = \"$h\";") &&
+	d=$(instantiate "url = \"$UB/tree-nix.nar.xz\"; unpack = true; sha256 = \"$h\";") &&
 	if nix-store --store "$NS" -r "$d" >nixout 2>nixerr; then
 		nix-store --dump "nixroot$(cat nixout)" | cmp - tree-nix.nar
 	else
