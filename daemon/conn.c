@@ -182,6 +182,7 @@ int daemon_serve(int fd, const struct daemon_settings *settings,
 	c.build.cores = settings->cores;
 	c.build.max_silent = settings->max_silent;
 	c.build.timeout = settings->timeout;
+	c.build.limits = &settings->limits;
 	c.build.log_fd = -1;
 	c.build.no_file_urls = !c.trusted;
 	c.conf = conf;

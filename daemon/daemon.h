@@ -24,6 +24,7 @@ struct daemon_settings {
 	const char *substitute_urls; /* --substitute-urls, else cix.conf's (may be NULL) */
 	int debug;
 	int gc_keep_outputs, gc_keep_derivations;
+	struct cix_build_limits limits; /* cix.conf's, then the options' */
 };
 
 /* Is the user uid (primary group gid) in list? */

@@ -37,7 +37,13 @@ static void usage(FILE *f)
 		   "  -M, --max-jobs=N               run up to N builds at once per client (default 1)\n"
 		   "  -c, --cores=N                  NIX_BUILD_CORES of builds (default: all)\n"
 		   "      --max-silent-time=S        kill a build silent for S seconds\n"
-		   "      --timeout=S                kill a build after S seconds\n"
+		   "      --timeout=S                kill a build after S seconds (default 86400;\n"
+		   "                                 clients may ask for less)\n"
+		   "      --max-log-size=SIZE        kill a build logging more (default 64M)\n"
+		   "      --build-memory-max=SIZE    memory of a build (default: half the RAM)\n"
+		   "      --build-shm-size=SIZE      size of a build's /dev/shm (default: RAM/10)\n"
+		   "      --build-pids-max=N         tasks of a build (default: builds-pids-max/2)\n"
+		   "      --builds-pids-max=N        tasks of all builds (default: pid_max/4)\n"
 		   "      --disable-chroot           refused: builds always run in the sandbox\n"
 		   "      --substitute-urls=URLS     binary caches to use, in this order (default:\n"
 		   "                                 substitute-urls of cix.conf); clients may\n"
@@ -186,7 +192,7 @@ static int listen_on(const char *path)
 int main(int argc, char **argv)
 {
 	enum { OPT_LISTEN = 0x100, OPT_GROUP, OPT_SILENT, OPT_TIMEOUT, OPT_CHROOT, OPT_NOSUBST,
-	       OPT_DEBUG, OPT_KEEP_DRV, OPT_KEEP_OUT, OPT_SUBST_URLS };
+	       OPT_DEBUG, OPT_KEEP_DRV, OPT_KEEP_OUT, OPT_SUBST_URLS, OPT_LIMIT };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "build-users-group", required_argument, NULL, OPT_GROUP },
@@ -194,6 +200,11 @@ int main(int argc, char **argv)
 		{ "cores", required_argument, NULL, 'c' },
 		{ "max-silent-time", required_argument, NULL, OPT_SILENT },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "max-log-size", required_argument, NULL, OPT_LIMIT },
+		{ "build-memory-max", required_argument, NULL, OPT_LIMIT },
+		{ "build-shm-size", required_argument, NULL, OPT_LIMIT },
+		{ "build-pids-max", required_argument, NULL, OPT_LIMIT },
+		{ "builds-pids-max", required_argument, NULL, OPT_LIMIT },
 		{ "disable-chroot", no_argument, NULL, OPT_CHROOT },
 		{ "no-substitutes", no_argument, NULL, OPT_NOSUBST },
 		{ "substitute-urls", required_argument, NULL, OPT_SUBST_URLS },
@@ -207,18 +218,20 @@ int main(int argc, char **argv)
 	struct daemon_settings set = { .max_jobs = 1, .gc_keep_derivations = 1 };
 	struct cix_conf conf = { 0 };
 	struct strbuf sock = STRBUF_INIT;
+	struct strvec limits = STRVEC_INIT;   /* name, value, ... (after cix.conf) */
 	struct cix_err err = { 0 };
-	int c, fd;
+	int c, fd, idx;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":M:c:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":M:c:hV", opts, &idx)) != -1) {
 		switch (c) {
 		case OPT_LISTEN: set.socket_path = optarg; break;
 		case OPT_GROUP: setenv("CIX_BUILD_USERS_GROUP", optarg, 1); break;
 		case 'M': if (number(optarg, 1024, &set.max_jobs)) return 2; break;
 		case 'c': if (number(optarg, 1024, &set.cores)) return 2; break;
 		case OPT_SILENT: if (number(optarg, 315360000, &set.max_silent)) return 2; break;
-		case OPT_TIMEOUT: if (number(optarg, 315360000, &set.timeout)) return 2; break;
+		case OPT_TIMEOUT: strvec_push(&limits, "build-timeout"); strvec_push(&limits, optarg); break;
+		case OPT_LIMIT: strvec_push(&limits, opts[idx].name); strvec_push(&limits, optarg); break;
 		case OPT_CHROOT:
 			fprintf(stderr, "%s: --disable-chroot: builds always run in the sandbox\n",
 				progname);
@@ -255,6 +268,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", progname, err.msg);
 		return 1;
 	}
+	set.limits = conf.limits;
+	for (size_t i = 0; i + 1 < limits.nr; i += 2)
+		if (cix_build_limit_set(&set.limits, limits.v[i], limits.v[i + 1]) <= 0) {
+			fprintf(stderr, "%s: invalid value '%s' for %s\n", progname, limits.v[i + 1],
+				limits.v[i]);
+			return 2;
+		}
 	if (!set.substitute_urls)
 		set.substitute_urls = conf.substitute_urls;
 	if (set.substitute_urls) {

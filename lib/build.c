@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "gc.h"
 #include "build.h"
+#include "conf.h"
 #include "build-users.h"
 #include "drv.h"
 #include "encoding.h"
@@ -132,6 +133,30 @@ static void drv_job(const struct cix_drv *drv, struct cix_build_job *j)
 	env_list("CIX_EXTRA_SANDBOX_PATHS", &j->extra);
 }
 
+/* The lesser of two limits, 0 being none. */
+static unsigned long long lesser(unsigned long long a, unsigned long long b)
+{
+	return !a || (b && b < a) ? b : a;
+}
+
+/* The administrator's limits (the options' or cix.conf's), and the client's. */
+static int set_limits(struct cix_sandbox_spec *spec, const struct cix_build_opts *o,
+		      struct cix_err *err)
+{
+	const struct cix_build_limits *l = o->limits;
+	int r;
+	if (!l && (r = cix_build_limits_of_conf(&l, err)) < 0)
+		return r;
+	spec->timeout = (unsigned)lesser(o->timeout, l->timeout);
+	spec->max_silent = o->max_silent;
+	spec->max_log = lesser(o->max_log, l->max_log);
+	spec->max_procs = cix_build_limits_pids(l);
+	spec->all_max_procs = l->builds_pids_max;
+	spec->memory_max = l->memory_max;
+	spec->shm_size = l->shm_size;
+	return 0;
+}
+
 static int run_sandboxed(struct building *b, const struct cix_build_job *job, char **envp,
 			 const char *root, const struct cix_db_graph *inputs,
 			 struct cix_build_log *log, int *status, struct cix_err *err)
@@ -163,10 +188,8 @@ static int run_sandboxed(struct building *b, const struct cix_build_job *job, ch
 	spec.network = cix_drv_is_fixed(drv) ? cix_sandbox_fod_network() : 0;
 	spec.uid = b->user.uid;
 	spec.gid = b->user.gid;
-	spec.timeout = b->opts->timeout;
-	spec.max_silent = b->opts->max_silent;
-	spec.max_log = b->opts->max_log;
-	spec.max_procs = CIX_BUILD_MAX_PROCS;
+	if ((r = set_limits(&spec, b->opts, err)) < 0)
+		goto out;
 
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		r = cix_error_errno(err, -errno, "cannot create pipe");
@@ -196,6 +219,9 @@ static int run_sandboxed(struct building *b, const struct cix_build_job *job, ch
 	else if (res.log_too_long)
 		r = cix_error(err, -CIX_ELIMIT, "'%s' killed after writing more than %llu bytes of log",
 			      b->drv_path, spec.max_log);
+	else if (res.oom_killed && (!WIFEXITED(res.status) || WEXITSTATUS(res.status)))
+		r = cix_error(err, -ENOMEM, "builder for '%s' ran out of memory (a process was killed "
+			      "at build-memory-max, %llu bytes)", b->drv_path, spec.memory_max);
 out:
 	free(binds);
 	return r;

@@ -14,6 +14,24 @@
  */
 #define CIX_BUILD_MAX_PROCS 16384
 
+/*
+ * The administrator's limits on each build (cix.conf, cix-daemon's
+ * options), 0 meaning none. A client's own timeout and log size (in
+ * struct cix_build_opts) can only be shorter.
+ */
+struct cix_build_limits {
+	unsigned timeout;               /* build-timeout: seconds in all */
+	unsigned long long max_log;     /* max-log-size: bytes of build log */
+	unsigned long long memory_max;  /* build-memory-max: bytes of memory and swap */
+	unsigned long long shm_size;    /* build-shm-size: bytes of /dev/shm (0: half the RAM) */
+	unsigned long pids_max;         /* build-pids-max: tasks of one build, or CIX_LIMIT_AUTO */
+	unsigned long builds_pids_max;  /* builds-pids-max: tasks of all builds together */
+};
+/* build-pids-max not given: derived from builds-pids-max (cix_build_limits_pids). */
+#define CIX_LIMIT_AUTO (~0UL)
+#define CIX_BUILD_DEFAULT_TIMEOUT (24U * 3600)
+#define CIX_BUILD_DEFAULT_MAX_LOG (64ULL << 20)
+
 struct cix_build_opts {
 	unsigned max_jobs;     /* builds at once (0: 1) */
 	unsigned cores;        /* NIX_BUILD_CORES (0: all of them, as Nix) */
@@ -22,6 +40,8 @@ struct cix_build_opts {
 	unsigned timeout;      /* seconds a build may take in all (0: no limit) */
 	unsigned max_silent;   /* seconds a build may stay silent (0: no limit) */
 	unsigned long long max_log; /* bytes of build log (0: no limit) */
+	/* The ceilings and the cgroup's limits; NULL: cix.conf's (lib/conf.h). */
+	const struct cix_build_limits *limits;
 	/*
 	 * builtin:fetchurl refuses file:// URLs: set by the daemon for a
 	 * client it does not trust.

@@ -64,6 +64,7 @@ int cix_conf_load(const char *file, struct cix_conf *c, struct cix_err *err)
 	memset(c, 0, sizeof(*c));
 	strvec_split(&c->allowed_users, "*", " \t");
 	strvec_split(&c->trusted_users, "root", " \t");
+	cix_build_limits_default(&c->limits);
 	if (!(f = fopen(file, "re")))
 		return errno == ENOENT ? 0 : cix_error_errno(err, -errno, "cannot open '%s'", file);
 	line = xmalloc(CONF_MAX_LINE);
@@ -104,6 +105,9 @@ int cix_conf_load(const char *file, struct cix_conf *c, struct cix_err *err)
 			r = ttl(file, lineno, value, &c->narinfo_negative_ttl, err);
 		} else if (!strcmp(name, "fod-host-loopback")) {
 			r = yes_no(file, lineno, value, &c->fod_host_loopback, err);
+		} else if (cix_build_limit_set(&c->limits, name, value) < 0) {
+			r = cix_error(err, -CIX_EFORMAT, "%s:%u: invalid value for %s", file,
+				      lineno, name);
 		}
 	}
 	fclose(f);

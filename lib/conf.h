@@ -3,6 +3,7 @@
 #ifndef CIX_CONF_H
 #define CIX_CONF_H
 
+#include "build.h"
 #include "err.h"
 #include "strvec.h"
 
@@ -17,6 +18,7 @@ struct cix_conf {
 	long narinfo_positive_ttl;     /* narinfo-cache-positive-ttl (0: the default) */
 	long narinfo_negative_ttl;     /* narinfo-cache-negative-ttl (0: the default) */
 	int fod_host_loopback;         /* fod-host-loopback: yes or no (default) */
+	struct cix_build_limits limits; /* build-timeout, max-log-size... (below) */
 };
 
 /* $CIX_CONF_FILE, else $CIX_CONF_DIR/cix.conf, else /etc/cix/cix.conf. */
@@ -25,5 +27,34 @@ const char *cix_conf_file(void);
 /* Read file into c (defaults first); a missing file gives the defaults. */
 int cix_conf_load(const char *file, struct cix_conf *c, struct cix_err *err);
 void cix_conf_release(struct cix_conf *c);
+
+/*
+ * The limits without cix.conf: build-timeout 24 hours, max-log-size
+ * 64 MiB, build-memory-max half the RAM, build-shm-size a tenth of it,
+ * builds-pids-max a quarter of /proc/sys/kernel/pid_max, build-pids-max
+ * CIX_LIMIT_AUTO.
+ */
+void cix_build_limits_default(struct cix_build_limits *l);
+
+/*
+ * Set the limit called name (cix.conf's key, as build-memory-max) to value:
+ * a size (bytes, or a number with K, M, G or T: KiB...), seconds (or with
+ * s, m, h or d), a count; "none" or 0 for no limit. Returns 1 when set, 0
+ * when name is no limit's, -1 when value is invalid.
+ */
+int cix_build_limit_set(struct cix_build_limits *l, const char *name, const char *value);
+
+/*
+ * The tasks one build may have: build-pids-max, at most builds-pids-max;
+ * when not given, half of builds-pids-max (a fork bomb leaves the other
+ * half to the other builds), at most CIX_BUILD_MAX_PROCS.
+ */
+unsigned long cix_build_limits_pids(const struct cix_build_limits *l);
+
+/*
+ * The limits of cix_conf_file(), read once per process, for builds whose
+ * options name none (local builds; the daemon passes its own).
+ */
+int cix_build_limits_of_conf(const struct cix_build_limits **out, struct cix_err *err);
 
 #endif

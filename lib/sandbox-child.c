@@ -88,7 +88,8 @@ static void do_mount(const struct sb_plan *plan, const struct sb_mount *m)
 			fail(plan, "cannot bind-mount", m->dst);
 		break;
 	case SB_TMPFS:
-		if (mount("none", m->dst, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+		if (mount("none", m->dst, "tmpfs", MS_NOSUID | MS_NODEV,
+			  m->data ? m->data : "mode=1777") < 0)
 			fail(plan, "cannot mount tmpfs on", m->dst);
 		break;
 	case SB_PROC:

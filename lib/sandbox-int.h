@@ -21,6 +21,7 @@ struct sb_mount {
 	enum sb_mount_kind kind;
 	char *src;      /* host path, or NULL */
 	char *dst;      /* host path below the new root */
+	char *data;     /* SB_TMPFS: the mount options, or NULL */
 };
 
 /*
@@ -95,13 +96,23 @@ int cix_sandbox_make_skeleton(int rootfd, const struct sb_plan *plan, size_t fro
 void cix_sandbox_build_filter(struct sb_plan *plan);
 
 /*
- * sandbox-cgroup.c: a pids cgroup limited to max_procs. Returns 1 with
- * *dir set, 0 when no cgroup can be used (or max_procs is 0).
+ * sandbox-cgroup.c: the build's cgroup (v1: one per hierarchy, pids and
+ * memory; v2: one), limited as spec says, in cix-builds. Sets
+ * cg->pids / cg->memory to the directories whose limits hold; returns 0
+ * (no cgroup usable: both NULL) or a negative error.
  */
-int cix_sandbox_cgroup_create(char **dir, unsigned long max_procs, struct cix_err *err);
-int cix_sandbox_cgroup_enter(const char *dir, pid_t pid, struct cix_err *err);
-/* Remove the cgroup (its tasks dead) and free dir; NULL is fine. */
-void cix_sandbox_cgroup_remove(char *dir);
+struct sb_cgroup {
+	char *pids;             /* the directory holding pids.max, or NULL */
+	char *memory;           /* the one holding the memory limit, or NULL */
+	int v2;                 /* then pids and memory are the same directory */
+};
+int cix_sandbox_cgroup_create(struct sb_cgroup *cg, const struct cix_sandbox_spec *spec,
+			      struct cix_err *err);
+int cix_sandbox_cgroup_enter(const struct sb_cgroup *cg, pid_t pid, struct cix_err *err);
+/* Did the memory controller kill a process of the cgroup? */
+int cix_sandbox_cgroup_oom_killed(const struct sb_cgroup *cg);
+/* Remove the cgroups (their tasks dead) and free their names. */
+void cix_sandbox_cgroup_remove(struct sb_cgroup *cg);
 
 /*
  * sandbox-net.c: slirp4netns serving the network namespace of pid target.

@@ -54,6 +54,7 @@ static void add_mount(struct sb_plan *plan, enum sb_mount_kind kind,
 	m->kind = kind;
 	m->src = src ? xstrdup(src) : NULL;
 	m->dst = join(plan->root, logical);
+	m->data = NULL;
 }
 
 /* owned: data is ours to free with the plan. */
@@ -91,6 +92,7 @@ void cix_sandbox_plan_release(struct sb_plan *plan)
 	for (size_t i = 0; i < plan->nr_mounts; i++) {
 		free(plan->mounts[i].src);
 		free(plan->mounts[i].dst);
+		free(plan->mounts[i].data);
 	}
 	free(plan->mounts);
 	plan->mounts = NULL;
@@ -464,6 +466,11 @@ int cix_sandbox_prepare(struct sb_plan *plan, struct cix_err *err)
 	for (size_t i = 0; i < ARRAY_SIZE(links); i++)
 		add_op(plan, SB_OP_SYMLINK, links[i][1], links[i][0], NULL, 0);
 	add_mount(plan, SB_TMPFS, NULL, "/dev/shm");
+	if (s->shm_size) {
+		char opts[64];
+		snprintf(opts, sizeof(opts), "mode=1777,size=%llu", s->shm_size);
+		plan->mounts[plan->nr_mounts - 1].data = xstrdup(opts);
+	}
 	add_mount(plan, SB_DEVPTS, NULL, "/dev/pts");
 	add_mount(plan, SB_PROC, NULL, "/proc");
 	/* Last, the store directory's mount point (below /tmp: there already). */

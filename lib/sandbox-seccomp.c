@@ -15,8 +15,15 @@
  * EPERM, and setting extended attributes (file capabilities, ACLs) fails
  * with ENOTSUP. The store is mounted nosuid inside anyway, and outputs are
  * canonicalised afterwards; this keeps such files from ever existing.
- * Other architectures' system calls (i386 and x32 on x86_64) are filtered
- * by their own numbers.
+ * The compat architecture's system calls (i386 on x86_64, arm on aarch64)
+ * are filtered by their own numbers; x32 system calls (x86_64's numbers
+ * with __X32_SYSCALL_BIT) are all refused with ENOSYS, and a call of any
+ * other architecture kills the process.
+ *
+ * io_uring_setup, io_uring_enter and io_uring_register fail with ENOSYS:
+ * io_uring's operations (IORING_OP_OPENAT, IORING_OP_SETXATTR...) are made
+ * by the kernel without system calls, past this filter. Programs fall
+ * back to the classic calls.
  */
 
 struct sc_rule {
@@ -28,6 +35,7 @@ struct sc_rule {
 	unsigned value;
 };
 
+/* __X32_SYSCALL_BIT: x32's calls are x86_64's numbers with it (or above). */
 #define X32 0x40000000U
 /* O_TMPFILE without O_DIRECTORY, which it includes. */
 #define SB_O_TMPFILE_BIT 020000000U
@@ -39,6 +47,8 @@ struct sc_rule {
 #define SB_AF_UNIX 1
 #define SB_SYS_SOCKET 1
 #define SB_SYS_SOCKETPAIR 8
+/* io_uring_setup, io_uring_enter, io_uring_register: one number everywhere */
+#define IO_URING REFUSE(425, ENOSYS), REFUSE(426, ENOSYS), REFUSE(427, ENOSYS)
 
 /*
  * Also open, openat, creat, mknod and mknodat creating a file with those
@@ -53,17 +63,14 @@ static const struct sc_rule native_rules[] = {
 	OPEN(2, 1, 2), OPEN(257, 2, 3), REFUSE(437, ENOSYS),       /* open openat openat2 */
 	REFUSE(188, ENOTSUP), REFUSE(189, ENOTSUP),                /* setxattr lsetxattr */
 	REFUSE(190, ENOTSUP), REFUSE(463, ENOTSUP),                /* fsetxattr setxattrat */
-	CHMOD(X32 | 90, 1), CHMOD(X32 | 91, 1), CHMOD(X32 | 268, 2), CHMOD(X32 | 452, 2),
-	CHMOD(X32 | 85, 1), CHMOD(X32 | 133, 1), CHMOD(X32 | 259, 2),
-	OPEN(X32 | 2, 1, 2), OPEN(X32 | 257, 2, 3), REFUSE(X32 | 437, ENOSYS),
-	REFUSE(X32 | 188, ENOTSUP), REFUSE(X32 | 189, ENOTSUP),
-	REFUSE(X32 | 190, ENOTSUP), REFUSE(X32 | 463, ENOTSUP),
+	IO_URING,
 };
 static const struct sc_rule compat_rules[] = {           /* i386 */
 	CHMOD(15, 1), CHMOD(94, 1), CHMOD(306, 2), CHMOD(452, 2),
 	CHMOD(8, 1), CHMOD(14, 1), CHMOD(297, 2),
 	OPEN(5, 1, 2), OPEN(295, 2, 3), REFUSE(437, ENOSYS),
 	REFUSE(226, ENOTSUP), REFUSE(227, ENOTSUP), REFUSE(228, ENOTSUP), REFUSE(463, ENOTSUP),
+	IO_URING,
 };
 /*
  * A fixed-output build has a network namespace of its own (slirp4netns),
@@ -84,17 +91,20 @@ static const struct sc_rule compat_fod_rules[] = {
 };
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
 #define COMPAT_ARCH AUDIT_ARCH_I386
+#define NATIVE_REFUSE_FROM X32
 #elif defined(__aarch64__)
 static const struct sc_rule native_rules[] = {
 	CHMOD(52, 1), CHMOD(53, 2), CHMOD(452, 2), CHMOD(33, 2),   /* fchmod fchmodat fchmodat2 mknodat */
 	OPEN(56, 2, 3), REFUSE(437, ENOSYS),
 	REFUSE(5, ENOTSUP), REFUSE(6, ENOTSUP), REFUSE(7, ENOTSUP), REFUSE(463, ENOTSUP),
+	IO_URING,
 };
 static const struct sc_rule compat_rules[] = {           /* arm */
 	CHMOD(15, 1), CHMOD(94, 1), CHMOD(333, 2), CHMOD(452, 2),
 	CHMOD(8, 1), CHMOD(14, 1), CHMOD(324, 2),
 	OPEN(5, 1, 2), OPEN(322, 2, 3), REFUSE(437, ENOSYS),
 	REFUSE(226, ENOTSUP), REFUSE(227, ENOTSUP), REFUSE(228, ENOTSUP), REFUSE(463, ENOTSUP),
+	IO_URING,
 };
 static const struct sc_rule native_fod_rules[] = {
 	REFUSE_IF(198, 0, SB_AF_UNIX, EPERM), REFUSE_IF(199, 0, SB_AF_UNIX, EPERM),
@@ -104,6 +114,7 @@ static const struct sc_rule compat_fod_rules[] = {
 };
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
 #define COMPAT_ARCH AUDIT_ARCH_ARM
+#define NATIVE_REFUSE_FROM 0
 #endif
 
 #ifdef NATIVE_ARCH
@@ -128,16 +139,25 @@ static unsigned rule_len(const struct sc_rule *r)
 	return r->mode_arg < 0 ? 1 : r->flags_arg < 0 ? 4 : 6;
 }
 
-static void emit_arch(struct sb_plan *plan, unsigned arch, const struct sc_rule *rules,
-		      size_t n, const struct sc_rule *more, size_t n_more)
+/*
+ * The block of one architecture: its rules, then allow. System call
+ * numbers from refuse_from up (unless 0) fail with ENOSYS.
+ */
+static void emit_arch(struct sb_plan *plan, unsigned arch, unsigned refuse_from,
+		      const struct sc_rule *rules, size_t n,
+		      const struct sc_rule *more, size_t n_more)
 {
-	unsigned len = 2;   /* load nr, final allow */
+	unsigned len = 2 + (refuse_from ? 2 : 0);   /* load nr, final allow */
 	for (size_t i = 0; i < n + n_more; i++)
 		len += 1 + rule_len(i < n ? &rules[i] : &more[i - n]);
 	if (len > 255)
 		BUG("seccomp filter block too long");
 	emit(plan, BPF_JMP | BPF_JEQ | BPF_K, 0, (unsigned char)len, arch);
 	emit(plan, BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof(struct seccomp_data, nr));
+	if (refuse_from) {
+		emit(plan, BPF_JMP | BPF_JGE | BPF_K, 0, 1, refuse_from);
+		emit(plan, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
+	}
 	for (size_t i = 0; i < n + n_more; i++) {
 		const struct sc_rule *r = i < n ? &rules[i] : &more[i - n];
 		/* Not this call: skip its block. */
@@ -174,11 +194,12 @@ void cix_sandbox_build_filter(struct sb_plan *plan)
 #ifdef NATIVE_ARCH
 	emit(plan, BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof(struct seccomp_data, arch));
 	int fod = plan->spec->network;
-	emit_arch(plan, NATIVE_ARCH, native_rules, ARRAY_SIZE(native_rules),
+	emit_arch(plan, NATIVE_ARCH, NATIVE_REFUSE_FROM, native_rules, ARRAY_SIZE(native_rules),
 		  native_fod_rules, fod ? ARRAY_SIZE(native_fod_rules) : 0);
 	/* The accumulator still holds the arch when the first test fails. */
-	emit_arch(plan, COMPAT_ARCH, compat_rules, ARRAY_SIZE(compat_rules),
+	emit_arch(plan, COMPAT_ARCH, 0, compat_rules, ARRAY_SIZE(compat_rules),
 		  compat_fod_rules, fod ? ARRAY_SIZE(compat_fod_rules) : 0);
-	emit(plan, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
+	/* An architecture the rules do not know: nothing of it may run. */
+	emit(plan, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_KILL_PROCESS);
 #endif
 }

@@ -237,7 +237,7 @@ int cix_sandbox_run(const struct cix_sandbox_spec *spec,
 	int pidfd = -1, ret;
 	struct sb_slirp slirp = { .pid = -1, .pidfd = -1, .exit_fd = -1, .err_fd = -1 };
 	pid_t pid = -1;
-	char *cgroup = NULL;
+	struct sb_cgroup cg = { 0 };
 	void *stack = MAP_FAILED;
 
 	memset(res, 0, sizeof(*res));
@@ -250,9 +250,11 @@ int cix_sandbox_run(const struct cix_sandbox_spec *spec,
 	cix_sandbox_build_filter(&plan);
 	res->prepare_seconds = now() - t0;
 	res->seccomp = plan.filter_len > 0;
-	if ((ret = cix_sandbox_cgroup_create(&cgroup, spec->max_procs, err)) < 0)
+	if ((ret = cix_sandbox_cgroup_create(&cg, spec, err)) < 0)
 		goto out;
-	if (ret > 0) {
+	if (cg.memory)
+		res->memory_limit = CIX_SANDBOX_LIMIT_CGROUP;
+	if (cg.pids) {
 		res->proc_limit = CIX_SANDBOX_LIMIT_CGROUP;
 	} else if (spec->max_procs && spec->uid != (uid_t)-1) {
 		plan.nproc = spec->max_procs;
@@ -297,7 +299,7 @@ int cix_sandbox_run(const struct cix_sandbox_spec *spec,
 		goto kill;
 	}
 	if ((ret = write_id_maps(pid, spec, plan.drop_groups, err)) < 0 ||
-	    (cgroup && (ret = cix_sandbox_cgroup_enter(cgroup, pid, err)) < 0))
+	    (ret = cix_sandbox_cgroup_enter(&cg, pid, err)) < 0)
 		goto kill;
 	/* syncp[1] stays open until the end: the child's sign of our life. */
 	if (write(syncp[1], "1", 1) != 1) {
@@ -337,6 +339,7 @@ int cix_sandbox_run(const struct cix_sandbox_spec *spec,
 	}
 	watch(pid, pidfd, logp[0], spec, res, start);
 	logp[0] = -1;
+	res->oom_killed = cix_sandbox_cgroup_oom_killed(&cg);
 	ret = 0;
 	goto out;
 
@@ -361,6 +364,6 @@ out:
 	if (stack != MAP_FAILED)
 		munmap(stack, SB_CHILD_STACK);
 	cix_sandbox_plan_release(&plan);
-	cix_sandbox_cgroup_remove(cgroup);
+	cix_sandbox_cgroup_remove(&cg);
 	return ret;
 }

@@ -42,7 +42,9 @@
  * openat, creat, mknod and mknodat creating a file, fail with EPERM when
  * the mode holds S_ISUID or S_ISGID, openat2 fail with ENOSYS (libc
  * falls back to openat) and the setxattr family with ENOTSUP: no setuid
- * file, no file capability, no ACL can be made.
+ * file, no file capability, no ACL can be made. io_uring, whose
+ * operations would pass the filter, fails with ENOSYS; x32 system calls
+ * too, and those of an unknown architecture kill the process.
  * The builder has a session of its own, umask 022, no core dumps, no
  * address space randomisation, default signal dispositions and no signal
  * blocked.
@@ -101,6 +103,10 @@ struct cix_sandbox_spec {
 	unsigned max_silent;          /* seconds without output, 0: none */
 	unsigned long long max_log;   /* bytes of output, 0: no limit */
 	unsigned long max_procs;      /* processes and threads at once, 0: no limit */
+	/* Those of all the builds together (the cgroup cix-builds), 0: no limit. */
+	unsigned long all_max_procs;
+	unsigned long long memory_max; /* bytes of memory and swap, 0: no limit */
+	unsigned long long shm_size;  /* bytes of /dev/shm, 0: tmpfs's default */
 };
 
 struct cix_sandbox_result {
@@ -111,6 +117,8 @@ struct cix_sandbox_result {
 	int seccomp;                  /* the seccomp filter was installed */
 	int slirp;                    /* slirp4netns gave the build its network */
 	int proc_limit;               /* how max_procs was enforced: CIX_SANDBOX_LIMIT_* */
+	int memory_limit;             /* the same for memory_max (cgroup or none) */
+	int oom_killed;               /* a process was killed for want of memory */
 	double prepare_seconds;       /* populating the root on the host */
 	double setup_seconds;         /* clone to execve of the builder */
 	double total_seconds;         /* clone to the builder's end */
@@ -120,6 +128,13 @@ struct cix_sandbox_result {
  * spec->max_procs bounds the builder's processes (a fork bomb) with a pids
  * cgroup of its own when the caller is root and the pids controller is
  * there; else, with a build user, with RLIMIT_NPROC; else not at all.
+ * That cgroup lies in cix-builds, below the caller's own cgroup, whose
+ * pids.max is spec->all_max_procs: all the builds of the callers of that
+ * cgroup (a daemon and its workers) together stay below it. The same
+ * holds for memory_max, with the memory controller (v1: memory.limit_in_bytes
+ * and memory.memsw.limit_in_bytes when there; v2: memory.max and
+ * memory.swap.max 0), and without a cgroup there is no memory limit.
+ * /dev/shm is a tmpfs of spec->shm_size bytes, whoever the caller is.
  */
 #define CIX_SANDBOX_LIMIT_NONE   0
 #define CIX_SANDBOX_LIMIT_CGROUP 1

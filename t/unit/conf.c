@@ -72,6 +72,38 @@ int main(void)
 	free(big);
 	cix_conf_release(&c);
 
+	/* the limits on builds */
+	struct cix_build_limits d;
+	cix_build_limits_default(&d);
+	ok(d.timeout == 86400 && d.max_log == 64 << 20 && d.memory_max > 0 && d.shm_size > 0 &&
+	   d.shm_size < d.memory_max && d.builds_pids_max > 0 && d.pids_max == CIX_LIMIT_AUTO,
+	   "limits by default: a day, 64 MiB of log, half and a tenth of the RAM, some PIDs");
+	ok(cix_conf_load(write_conf("build-memory-max = 2G\nbuild-shm-size=16m \n"
+				    "max-log-size = none\nbuild-timeout = 3h\n"
+				    "builds-pids-max = 64\n"), &c, &err) == 0 &&
+	   c.limits.memory_max == 2ULL << 30 && c.limits.shm_size == 16 << 20 &&
+	   c.limits.max_log == 0 && c.limits.timeout == 3 * 3600 &&
+	   c.limits.builds_pids_max == 64, "limits: sizes, none, hours, counts");
+	is_int(cix_build_limits_pids(&c.limits), 32, "a build's PIDs: half the total by default");
+	c.limits.pids_max = 1000;
+	is_int(cix_build_limits_pids(&c.limits), 64, "a build's PIDs: at most the total");
+	c.limits.pids_max = 10;
+	is_int(cix_build_limits_pids(&c.limits), 10, "a build's PIDs: as given");
+	c.limits.pids_max = CIX_LIMIT_AUTO;
+	c.limits.builds_pids_max = 0;
+	is_int(cix_build_limits_pids(&c.limits), CIX_BUILD_MAX_PROCS, "no total: the old bound");
+	cix_conf_release(&c);
+	static const char *const bad[] = {
+		"build-memory-max = 1Q", "build-memory-max = -1", "build-shm-size = 2 G",
+		"build-timeout = 1y", "builds-pids-max = 1k", "max-log-size = 99999999999T",
+		"build-pids-max =", "build-timeout = 99999999999",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ok(cix_conf_load(write_conf(bad[i]), &c, &err) == -CIX_EFORMAT &&
+		   strstr(err.msg, ":1: invalid value for"), "refused: %s", bad[i]);
+		cix_conf_release(&c);
+	}
+
 	ok(cix_substituters_make("ftp://x/ http://y", NULL, &subs, &n, &err) == -CIX_EINVAL &&
 	   !subs && !n, "an ftp:// cache is refused");
 	ok(cix_substituters_make("  ", NULL, &subs, &n, &err) == 0 && n == 0, "no URLs, no caches");
