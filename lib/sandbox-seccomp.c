@@ -81,8 +81,7 @@ static const struct sc_rule compat_rules[] = {           /* i386 */
  * descriptor (security.md items 11, 22).
  */
 static const struct sc_rule native_fod_rules[] = {
-	REFUSE_IF(41, 0, SB_AF_UNIX, EPERM), REFUSE_IF(X32 | 41, 0, SB_AF_UNIX, EPERM),
-	REFUSE_IF(53, 0, SB_AF_UNIX, EPERM), REFUSE_IF(X32 | 53, 0, SB_AF_UNIX, EPERM),
+	REFUSE_IF(41, 0, SB_AF_UNIX, EPERM), REFUSE_IF(53, 0, SB_AF_UNIX, EPERM),
 };
 static const struct sc_rule compat_fod_rules[] = {
 	REFUSE_IF(359, 0, SB_AF_UNIX, EPERM), REFUSE_IF(360, 0, SB_AF_UNIX, EPERM),
