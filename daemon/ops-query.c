@@ -373,6 +373,9 @@ static int op_query_substitutable_path_infos(struct conn *c, struct cix_err *err
 	return r;
 }
 
+/* Seconds of a build's limit: up to 10 years. */
+#define MAX_SECONDS (10ULL * 365 * 86400)
+
 /*
  * A limit of the daemon's (0: none) as a client sets it for its builds:
  * it may lower it, never raise or remove it (its 0 leaves the daemon's).
@@ -406,9 +409,9 @@ static void set_override(struct conn *c, const char *key, const char *value,
 	int num = cix_parse_decimal(value, ULLONG_MAX, &v) == 0;
 	const struct daemon_settings *d = c->settings;
 	if (!strcmp(key, "timeout") && num)
-		c->build.timeout = (unsigned)lower_limit(d->timeout, v, UINT_MAX);
+		c->build.timeout = (unsigned)lower_limit(d->timeout, v, MAX_SECONDS);
 	else if (!strcmp(key, "max-silent-time") && num)
-		c->build.max_silent = (unsigned)lower_limit(d->max_silent, v, UINT_MAX);
+		c->build.max_silent = (unsigned)lower_limit(d->max_silent, v, MAX_SECONDS);
 	else if (!strcmp(key, "max-build-log-size") && num)
 		c->build.max_log = lower_limit(d->max_log, v, ULLONG_MAX);
 	else if (!strcmp(key, "cores") && num && v <= 1024)
@@ -493,7 +496,7 @@ static int op_set_options(struct conn *c, struct cix_err *err)
 	c->fallback = v[2] != 0;
 	if (v[4] <= 1024)
 		set_max_jobs(c, v[4]);
-	c->build.max_silent = (unsigned)lower_limit(c->settings->max_silent, v[5], UINT_MAX);
+	c->build.max_silent = (unsigned)lower_limit(c->settings->max_silent, v[5], MAX_SECONDS);
 	if (v[10] <= 1024)
 		c->build.cores = (unsigned)v[10];
 	if (c->minor >= 12) {
