@@ -469,5 +469,9 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (set.debug)
 		fprintf(stderr, "%s: listening on '%s'\n", progname, set.socket_path);
-	return serve(fd, &set, &conf);
+	r = serve(fd, &set, &conf);
+	close(fd);
+	cix_conf_release(&conf);
+	strbuf_release(&sock);
+	return r;
 }
