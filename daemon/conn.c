@@ -14,8 +14,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* A client may stay idle between operations this long (ms). */
-#define IDLE_TIMEOUT_MS (24 * 3600 * 1000)
+/* A refused client has this long (ms) to shake hands and hear why. */
+#define REFUSE_TIMEOUT_MS 5000
 
 int conn_read_path(struct conn *c, struct strbuf *out, struct cix_err *err)
 {
@@ -116,13 +116,21 @@ static const struct op *find_op(uint64_t code)
 	return NULL;
 }
 
+/* Milliseconds the client may idle between operations (0: for ever). */
+static int idle_ms(const struct conn *c)
+{
+	const struct daemon_settings *set = c->settings;
+	return (int)(c->trusted ? set->trusted_idle_timeout : set->idle_timeout) * 1000;
+}
+
 static int serve_ops(struct conn *c, struct cix_err *err)
 {
 	for (;;) {
 		uint64_t code;
-		int r = cix_wire_wait(&c->w, IDLE_TIMEOUT_MS, err);
+		int r = cix_wire_wait(&c->w, idle_ms(c), err);
 		if (r <= 0)
 			return r;   /* the client hung up, or idled too long */
+		cix_wire_reset_budget(&c->w);
 		if ((r = cix_wire_read_u64(&c->w, &code, err)) < 0)
 			return r;
 		const struct op *o = find_op(code);
@@ -142,9 +150,10 @@ static int serve_ops(struct conn *c, struct cix_err *err)
 				 * A request that could not be read whole ends the
 				 * connection without a word, as Nix's daemon does;
 				 * one the operation could not finish reading (a
-				 * NAR refused half-way) is told why first.
+				 * NAR refused half-way, a request too large for
+				 * the memory budget) is told why first.
 				 */
-				if (!c->w.broken && !c->w.eof) {
+				if ((!c->w.broken || c->w.over_budget) && !c->w.eof) {
 					cix_wire_stderr_error(&c->w, c->minor, e.msg, 1);
 					cix_wire_flush(&c->w, NULL);
 				}
@@ -170,6 +179,7 @@ int daemon_serve(int fd, const struct daemon_settings *settings,
 	int r;
 
 	cix_wire_init(&c.w, fd);
+	c.w.budget = settings->max_request_memory;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
 		fprintf(stderr, "cix-daemon: cannot get the peer's credentials: %s\n", strerror(errno));
 		return 1;
@@ -189,7 +199,13 @@ int daemon_serve(int fd, const struct daemon_settings *settings,
 	if (!settings->no_substitutes && settings->substitute_urls)
 		c.substitute_urls = xstrdup(settings->substitute_urls);
 
-	if ((r = handshake(&c, &err)) < 0)
+	/* A client that says nothing at all is idle too. */
+	int mid_message_ms = c.w.timeout_ms;
+	if (idle_ms(&c) && idle_ms(&c) < mid_message_ms)
+		c.w.timeout_ms = idle_ms(&c);
+	r = handshake(&c, &err);
+	c.w.timeout_ms = mid_message_ms;
+	if (r < 0)
 		goto out;
 	/*
 	 * The client waits for the end of the handshake before it sends
@@ -223,4 +239,20 @@ out:
 	cix_wire_release(&c.w);
 	free(c.substitute_urls);
 	return r < 0 ? 1 : 0;
+}
+
+int daemon_refuse(int fd, const char *why)
+{
+	struct conn c = { 0 };
+	struct cix_err err = { 0 };
+	cix_wire_init(&c.w, fd);
+	c.w.timeout_ms = REFUSE_TIMEOUT_MS;
+	c.w.budget = 4096;
+	/* As for the users not allowed: the refusal in place of the handshake's end. */
+	if (handshake(&c, &err) == 0) {
+		cix_wire_stderr_error(&c.w, c.minor, why, 1);
+		cix_wire_flush(&c.w, NULL);
+	}
+	cix_wire_release(&c.w);
+	return 1;
 }

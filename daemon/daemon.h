@@ -18,7 +18,21 @@ struct daemon_settings {
 	const char *socket_path;
 	const char *conf_file;       /* /etc/cix/cix.conf, or $CIX_CONF_FILE */
 	unsigned max_jobs, cores;
+	int max_jobs_set;            /* -M given: clients may only lower it */
+	/*
+	 * Limits of builds (0: none). A client may lower them for its own
+	 * builds, never raise or remove them.
+	 */
 	unsigned max_silent, timeout;
+	unsigned long long max_log;
+	/* Connections: in all, of one user (root and trusted users: no cap). */
+	unsigned max_conns, max_conns_per_user;
+	/* Seconds a connection may idle between operations (0: for ever). */
+	unsigned idle_timeout, trusted_idle_timeout;
+	/* Bytes that one request's strings and lists may take (0: no limit). */
+	unsigned long long max_request_memory;
+	/* Workers that may crash before the daemon exits (0: no limit). */
+	unsigned max_crashes;
 	int disable_chroot;          /* accepted for guix-daemon's sake; refused */
 	int no_substitutes;
 	const char *substitute_urls; /* --substitute-urls, else cix.conf's (may be NULL) */
@@ -42,6 +56,17 @@ int daemon_profile_dirs(const char *state_dir, struct cix_err *err);
  * warning on standard error (as are other failures).
  */
 void daemon_user_profile_dir(const char *state_dir, uid_t uid, gid_t gid);
+
+/*
+ * workers.c: the parent's table of its workers (max of them), by uid.
+ * remove is for the SIGCHLD handler (1: the pid was a worker), and counts
+ * the workers that crashed (died of SIGSEGV, SIGABRT...).
+ */
+void daemon_workers_init(size_t max);
+void daemon_workers_add(pid_t pid, uid_t uid, int refuser);
+int daemon_workers_remove(pid_t pid, int status);
+void daemon_workers_count(uid_t uid, unsigned *all, unsigned *of_uid, unsigned *refusers);
+unsigned daemon_workers_crashes(void);
 
 /* One client's connection, in its worker process. */
 struct conn {
@@ -70,6 +95,11 @@ struct conn {
 /* Serve one connection (fd) to its end; returns the worker's exit status. */
 int daemon_serve(int fd, const struct daemon_settings *settings,
 		 const struct cix_conf *conf);
+/*
+ * Refuse one connection: shake hands (waiting a few seconds at most), then
+ * send why as the protocol's error; returns the worker's exit status.
+ */
+int daemon_refuse(int fd, const char *why);
 
 /*
  * Operations. Each reads its arguments, does the work between

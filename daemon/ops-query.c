@@ -373,25 +373,52 @@ static int op_query_substitutable_path_infos(struct conn *c, struct cix_err *err
 	return r;
 }
 
+/* Seconds of a build's limit: up to 10 years. */
+#define MAX_SECONDS (10ULL * 365 * 86400)
+
+/*
+ * A limit of the daemon's (0: none) as a client sets it for its builds:
+ * it may lower it, never raise or remove it (its 0 leaves the daemon's).
+ * The same for trusted clients: the daemon's limits are its owner's.
+ */
+static unsigned long long lower_limit(unsigned long long daemon, unsigned long long client,
+				      unsigned long long max)
+{
+	if (client > max)
+		client = max;
+	if (!client || (daemon && daemon < client))
+		return daemon;
+	return client;
+}
+
+/* maxBuildJobs: 0 builds nothing; -M given to the daemon is a ceiling. */
+static void set_max_jobs(struct conn *c, unsigned long long v)
+{
+	c->build.no_build = v == 0;
+	if (!v)
+		return;
+	c->build.max_jobs = c->settings->max_jobs_set
+			    ? (unsigned)lower_limit(c->settings->max_jobs, v, 1024) : (unsigned)v;
+}
+
 /* A setting given by name; those that would weaken isolation are ignored. */
 static void set_override(struct conn *c, const char *key, const char *value,
 			 struct strbuf *subst, int *have_subst)
 {
 	unsigned long long v;
 	int num = cix_parse_decimal(value, ULLONG_MAX, &v) == 0;
-	if (!strcmp(key, "timeout") && num && v < 10ULL * 365 * 86400)
-		c->build.timeout = (unsigned)v;
-	else if (!strcmp(key, "max-silent-time") && num && v < 10ULL * 365 * 86400)
-		c->build.max_silent = (unsigned)v;
+	const struct daemon_settings *d = c->settings;
+	if (!strcmp(key, "timeout") && num)
+		c->build.timeout = (unsigned)lower_limit(d->timeout, v, MAX_SECONDS);
+	else if (!strcmp(key, "max-silent-time") && num)
+		c->build.max_silent = (unsigned)lower_limit(d->max_silent, v, MAX_SECONDS);
 	else if (!strcmp(key, "max-build-log-size") && num)
-		c->build.max_log = v;
+		c->build.max_log = lower_limit(d->max_log, v, ULLONG_MAX);
 	else if (!strcmp(key, "cores") && num && v <= 1024)
 		c->build.cores = (unsigned)v;
-	else if (!strcmp(key, "max-jobs") && num && v <= 1024) {
-		c->build.no_build = v == 0;
-		if (v)
-			c->build.max_jobs = (unsigned)v;
-	} else if (!strcmp(key, "keep-failed"))
+	else if (!strcmp(key, "max-jobs") && num && v <= 1024)
+		set_max_jobs(c, v);
+	else if (!strcmp(key, "keep-failed"))
 		c->build.keep_failed = !strcmp(value, "true");
 	else if (!strcmp(key, "fallback"))
 		c->fallback = !strcmp(value, "true");
@@ -467,11 +494,9 @@ static int op_set_options(struct conn *c, struct cix_err *err)
 		goto out;
 	c->build.keep_failed = v[0] != 0;
 	c->fallback = v[2] != 0;
-	c->build.no_build = v[4] == 0;
-	if (v[4] && v[4] <= 1024)
-		c->build.max_jobs = (unsigned)v[4];
-	if (v[5] < 10ULL * 365 * 86400)
-		c->build.max_silent = (unsigned)v[5];
+	if (v[4] <= 1024)
+		set_max_jobs(c, v[4]);
+	c->build.max_silent = (unsigned)lower_limit(c->settings->max_silent, v[5], MAX_SECONDS);
 	if (v[10] <= 1024)
 		c->build.cores = (unsigned)v[10];
 	if (c->minor >= 12) {

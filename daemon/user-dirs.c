@@ -150,13 +150,70 @@ static int good_name(const char *name)
 	return *name && *name != '.' && !strchr(name, '/') && strlen(name) <= NAME_MAX;
 }
 
+/*
+ * NAME in per_user (PATH, for messages), made for uid: under a temporary
+ * name first, given to its user there, then moved in place, so that no
+ * other worker making it at once sees it as anyone else's. Returns 1 when
+ * made, 0 when it was there already, negative (said) on failure.
+ */
+static int make_user_dir(int per_user, const char *name, const char *path, uid_t uid,
+			 gid_t gid)
+{
+	char tmp[64];
+	int fd, r = -1;
+
+	/* A name no user can have (good_name refuses a leading dot). */
+	snprintf(tmp, sizeof(tmp), ".new-%ld", (long)getpid());
+	/* One left by a worker that died here with our pid: empty, ours to remove. */
+	if (mkdirat(per_user, tmp, 0755) < 0 &&
+	    (errno != EEXIST || unlinkat(per_user, tmp, AT_REMOVEDIR) < 0 ||
+	     mkdirat(per_user, tmp, 0755) < 0)) {
+		warn("cannot create '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if ((fd = openat(per_user, tmp, DIR_FLAGS)) < 0 ||
+	    fchown(fd, uid, gid) < 0 || fchmod(fd, 0755) < 0)
+		warn("cannot give '%s' to uid %u: %s", path, (unsigned)uid, strerror(errno));
+	else if (renameat2(per_user, tmp, per_user, name, RENAME_NOREPLACE) == 0)
+		r = 1;
+	else if (errno == EEXIST)
+		r = 0;   /* another worker was first */
+	else
+		warn("cannot create '%s': %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	if (r != 1)
+		unlinkat(per_user, tmp, AT_REMOVEDIR);
+	return r;
+}
+
+/* NAME in per_user: is it the directory of uid? Warns when not. */
+static void check_user_dir(int per_user, const char *name, const char *path, uid_t uid)
+{
+	struct stat st;
+	int fd = openat(per_user, name, DIR_FLAGS);
+	if (fd < 0) {
+		if (not_a_dir(errno))
+			warn("'%s' is not a directory (a symlink?): left as it is", path);
+		else
+			warn("cannot open '%s': %s", path, strerror(errno));
+		return;
+	}
+	if (fstat(fd, &st) < 0)
+		warn("cannot stat '%s': %s", path, strerror(errno));
+	else if (st.st_uid != uid)
+		warn("'%s' is owned by uid %u, not by %s (uid %u): left as it is", path,
+		     (unsigned)st.st_uid, name, (unsigned)uid);
+	close(fd);
+}
+
 void daemon_user_profile_dir(const char *state_dir, uid_t uid, gid_t gid)
 {
 	struct strbuf path = STRBUF_INIT;
 	struct passwd *pw;
 	struct stat st;
 	char *name = NULL, q[128];
-	int state = -1, profiles = -1, per_user = -1, fd = -1, made;
+	int state = -1, profiles = -1, per_user = -1;
 
 	if (!(pw = getpwuid(uid))) {
 		warn("uid %u has no name: no profile directory for it", (unsigned)uid);
@@ -179,34 +236,12 @@ void daemon_user_profile_dir(const char *state_dir, uid_t uid, gid_t gid)
 		warn("cannot open '%s/profiles/per-user': %s", state_dir, strerror(errno));
 		goto out;
 	}
-	made = mkdirat(per_user, name, 0755) == 0;
-	if (!made && errno != EEXIST) {
-		warn("cannot create '%s': %s", path.buf, strerror(errno));
+	/* Nothing to make (the usual case): only see that it is theirs. */
+	if (fstatat(per_user, name, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
+	    make_user_dir(per_user, name, path.buf, uid, gid) != 0)
 		goto out;
-	}
-	if ((fd = openat(per_user, name, DIR_FLAGS)) < 0) {
-		if (not_a_dir(errno))
-			warn("'%s' is not a directory (a symlink?): left as it is", path.buf);
-		else
-			warn("cannot open '%s': %s", path.buf, strerror(errno));
-		goto out;
-	}
-	if (fstat(fd, &st) < 0) {
-		warn("cannot stat '%s': %s", path.buf, strerror(errno));
-		goto out;
-	}
-	if (made) {
-		/* Nobody else can have touched it since: per-user is ours alone. */
-		if (fchown(fd, uid, gid) < 0 || fchmod(fd, 0755) < 0)
-			warn("cannot give '%s' to uid %u: %s", path.buf, (unsigned)uid,
-			     strerror(errno));
-	} else if (st.st_uid != uid) {
-		warn("'%s' is owned by uid %u, not by %s (uid %u): left as it is", path.buf,
-		     (unsigned)st.st_uid, name, (unsigned)uid);
-	}
+	check_user_dir(per_user, name, path.buf, uid);
 out:
-	if (fd >= 0)
-		close(fd);
 	if (per_user >= 0)
 		close(per_user);
 	if (profiles >= 0)

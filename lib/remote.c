@@ -47,10 +47,10 @@ static int skip_fields(struct cix_remote *r, struct strbuf *first, struct cix_er
 }
 
 /*
- * Read the daemon's stderr frames up to LAST (0) or ERROR (the daemon's
+ * The daemon's stderr frames up to LAST (0) or ERROR (the daemon's
  * message in err). Messages and build log lines go to log_fd.
  */
-static int process_stderr(struct cix_remote *r, struct cix_err *err)
+static int read_frames(struct cix_remote *r, struct cix_err *err)
 {
 	struct strbuf s = STRBUF_INIT;
 	uint64_t code, x;
@@ -129,15 +129,45 @@ static int process_stderr(struct cix_remote *r, struct cix_err *err)
 	return ret;
 }
 
+/* Did ret (of a read or write) come from the daemon's end closing? */
+static int closed_by_daemon(const struct cix_remote *r, int ret)
+{
+	return r->w.eof || ret == -EPIPE || ret == -ECONNRESET;
+}
+
+/* read_frames, and a daemon gone in the middle said in words a user understands. */
+static int process_stderr(struct cix_remote *r, struct cix_err *err)
+{
+	int ret = read_frames(r, err);
+	if (ret < 0 && ret != -CIX_EMISMATCH && closed_by_daemon(r, ret))
+		ret = cix_error(err, -EPIPE, "the daemon closed the connection");
+	return ret;
+}
+
+/*
+ * A write failed (ret): when the daemon closed its end, it may have said
+ * why first (a refusal, a request too large): that, else that it closed.
+ */
+static int write_failed(struct cix_remote *r, int ret, struct cix_err *err)
+{
+	r->broken = 1;
+	if (!closed_by_daemon(r, ret))
+		return ret;
+	struct cix_err said = { 0 };
+	if (process_stderr(r, &said) == -CIX_EMISMATCH) {
+		*err = said;
+		return -CIX_EMISMATCH;
+	}
+	return cix_error(err, -EPIPE, "the daemon closed the connection");
+}
+
 int cix_remote_call(struct cix_remote *r, struct cix_err *err)
 {
 	int ret;
 	if (r->broken)
 		return cix_error(err, -EPIPE, "the connection to the daemon is broken");
-	if ((ret = cix_wire_flush(&r->w, err)) < 0) {
-		r->broken = 1;
-		return ret;
-	}
+	if ((ret = cix_wire_flush(&r->w, err)) < 0)
+		return write_failed(r, ret, err);
 	return process_stderr(r, err);
 }
 
@@ -165,8 +195,11 @@ int cix_remote_open(const char *socket_path, struct cix_remote **out, struct cix
 	r->w.timeout_ms = 0;   /* a build may keep the daemon quiet for long */
 	cix_wire_write_u64(&r->w, CIX_WORKER_MAGIC_1);
 	if ((ret = cix_wire_flush(&r->w, err)) < 0 ||
-	    (ret = cix_wire_read_u64(&r->w, &magic, err)) < 0)
+	    (ret = cix_wire_read_u64(&r->w, &magic, err)) < 0) {
+		if (closed_by_daemon(r, ret))
+			ret = cix_error(err, -EPIPE, "the daemon closed the connection");
 		goto fail;
+	}
 	if (magic != CIX_WORKER_MAGIC_2) {
 		ret = cix_error(err, -CIX_EFORMAT, "'%s' does not speak the worker protocol", socket_path);
 		goto fail;
@@ -304,7 +337,10 @@ int cix_remote_list(struct cix_remote *r, uint64_t op, const char *path, cix_pat
 
 /* ---- Adding ---- */
 
-/* Frames of data, as the daemon reads them (u64 length, bytes, no padding). */
+/*
+ * Frames of data, as the daemon reads them (u64 length, bytes, no
+ * padding). A failed write is kept in send_err, for data_sent.
+ */
 static int frame_sink(void *opaque, const void *data, size_t len)
 {
 	struct cix_remote *r = opaque;
@@ -312,9 +348,27 @@ static int frame_sink(void *opaque, const void *data, size_t len)
 		return 0;
 	cix_wire_write_u64(&r->w, len);
 	cix_wire_write(&r->w, data, len);
-	if (r->w.wbuf.len >= 65536)
-		return cix_wire_flush(&r->w, NULL);
+	if (r->w.wbuf.len >= 65536 && (r->send_err = cix_wire_flush(&r->w, NULL)) < 0)
+		return r->send_err;
 	return 0;
+}
+
+/*
+ * After frames were sent (ret: how that went): a failed write is the
+ * daemon's doing, said as such; any other failure leaves the daemon
+ * waiting for the rest of the frames, which it cannot be told.
+ */
+static int data_sent(struct cix_remote *r, int ret, struct cix_err *err)
+{
+	if (ret >= 0)
+		return ret;
+	if (r->send_err < 0) {
+		ret = r->send_err;
+		r->send_err = 0;
+		return write_failed(r, ret, err);
+	}
+	r->broken = 1;
+	return ret;
 }
 
 static int send_file(struct cix_remote *r, const char *src, struct cix_err *err)
@@ -373,10 +427,7 @@ int cix_remote_add(struct cix_remote *r, const char *src, const char *name,
 	cix_wire_write_u64(&r->w, 0);   /* repair */
 	ret = method == CIX_ADD_RECURSIVE ? cix_nar_dump(src, frame_sink, r, err)
 					  : send_file(r, src, err);
-	if (ret < 0)
-		/* The daemon waits for the rest of the frames: it cannot be told. */
-		r->broken = 1;
-	else
+	if ((ret = data_sent(r, ret, err)) >= 0)
 		ret = add_reply(r, out, err);
 	strbuf_release(&m);
 	return ret;
@@ -392,10 +443,8 @@ int cix_remote_add_text(struct cix_remote *r, const char *name, const void *text
 	cix_wire_write_str(&r->w, "text:sha256");
 	cix_wire_write_strings(&r->w, refs, nr_refs);
 	cix_wire_write_u64(&r->w, 0);   /* repair */
-	if (len && (ret = frame_sink(r, text, len)) < 0) {
-		r->broken = 1;
+	if (len && (ret = data_sent(r, frame_sink(r, text, len), err)) < 0)
 		return ret;
-	}
 	return add_reply(r, out, err);
 }
 
@@ -425,10 +474,8 @@ int cix_remote_add_nar(struct cix_remote *r, const struct cix_path_info *info,
 	cix_wire_write_u64(&r->w, 0);   /* repair */
 	cix_wire_write_u64(&r->w, 1);   /* dontCheckSigs (the daemon decides) */
 	strbuf_release(&h);
-	if ((ret = cix_nar_dump(fs_path, frame_sink, r, err)) < 0) {
-		r->broken = 1;
+	if ((ret = data_sent(r, cix_nar_dump(fs_path, frame_sink, r, err), err)) < 0)
 		return ret;
-	}
 	cix_wire_write_u64(&r->w, 0);
 	return cix_remote_call(r, err);
 }

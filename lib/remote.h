@@ -15,6 +15,7 @@ struct cix_remote {
 	unsigned minor;       /* the daemon's protocol minor version */
 	int log_fd;           /* daemon messages and build output, or -1 */
 	int broken;           /* the connection is out of step: refuse more */
+	int send_err;         /* a write of data frames failed (-errno), or 0 */
 };
 
 /* Connect to the daemon's socket and shake hands (protocol 1.34). */

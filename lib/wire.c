@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 void cix_wire_init(struct cix_wire *w, int fd)
@@ -21,11 +22,32 @@ void cix_wire_release(struct cix_wire *w)
 	strbuf_release(&w->wbuf);
 }
 
+void cix_wire_reset_budget(struct cix_wire *w)
+{
+	w->spent = 0;
+	w->over_budget = 0;
+}
+
 /* A read failed: what follows cannot be told apart from this message. */
 static int broken(struct cix_wire *w, int r)
 {
 	w->broken = 1;
 	return r;
+}
+
+/* Take n bytes of the request's budget before allocating them. */
+static int charge(struct cix_wire *w, uint64_t n, struct cix_err *err)
+{
+	if (!w->budget)
+		return 0;
+	if (w->spent > w->budget || n > w->budget - w->spent) {
+		w->over_budget = 1;
+		return broken(w, cix_error(err, -CIX_ELIMIT,
+					   "request too large: reading it would take more than "
+					   "%llu bytes of memory", (unsigned long long)w->budget));
+	}
+	w->spent += n;
+	return 0;
 }
 
 /* Wait up to timeout_ms (0: forever) for input: 1, or negative. */
@@ -131,8 +153,12 @@ static int read_padding(struct cix_wire *w, uint64_t len, struct cix_err *err)
 	return 0;
 }
 
-int cix_wire_read_string(struct cix_wire *w, struct strbuf *out, size_t max,
-			 struct cix_err *err)
+/*
+ * A string into out, charging its length and extra bytes per string (what
+ * the caller keeps of it besides out) to the budget.
+ */
+static int read_string(struct cix_wire *w, struct strbuf *out, size_t max, size_t extra,
+		       struct cix_err *err)
 {
 	uint64_t len;
 	int r;
@@ -142,12 +168,23 @@ int cix_wire_read_string(struct cix_wire *w, struct strbuf *out, size_t max,
 	if (len > max)
 		return broken(w, cix_error(err, -CIX_ELIMIT, "string of %llu bytes is longer than %zu",
 					   (unsigned long long)len, max));
+	if ((r = charge(w, len + extra, err)) < 0)
+		return r;
 	strbuf_grow(out, (size_t)len);
 	if ((r = cix_wire_read(w, out->buf, (size_t)len, err)) < 0)
 		return r;
 	strbuf_setlen(out, (size_t)len);
 	return read_padding(w, len, err);
 }
+
+int cix_wire_read_string(struct cix_wire *w, struct strbuf *out, size_t max,
+			 struct cix_err *err)
+{
+	return read_string(w, out, max, 1, err);
+}
+
+/* What a list's item costs besides its bytes: NUL, pointer, allocator. */
+#define LIST_ITEM_COST (1 + sizeof(char *) + 16)
 
 int cix_wire_read_strings(struct cix_wire *w, struct strvec *out, size_t max_count,
 			  size_t max_len, struct cix_err *err)
@@ -161,7 +198,7 @@ int cix_wire_read_strings(struct cix_wire *w, struct strvec *out, size_t max_cou
 		return broken(w, cix_error(err, -CIX_ELIMIT, "list of %llu items is longer than %zu",
 					   (unsigned long long)n, max_count));
 	for (uint64_t i = 0; i < n; i++) {
-		if ((r = cix_wire_read_string(w, &s, max_len, err)) < 0)
+		if ((r = read_string(w, &s, max_len, LIST_ITEM_COST, err)) < 0)
 			break;
 		if (memchr(s.buf, '\0', s.len)) {
 			r = broken(w, cix_error(err, -CIX_EFORMAT, "string holds a NUL byte"));
@@ -218,10 +255,27 @@ void cix_wire_write_strings(struct cix_wire *w, const char *const *v, size_t n)
 		cix_wire_write_str(w, v[i]);
 }
 
+/* Write all of buf; on a socket without SIGPIPE when the peer is gone. */
+static int send_full(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == ENOTSOCK)
+			return cix_write_full(fd, buf, len);   /* a pipe: the caller's SIGPIPE */
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int cix_wire_flush(struct cix_wire *w, struct cix_err *err)
 {
 	int r = 0;
-	if (w->wbuf.len && (r = cix_write_full(w->fd, w->wbuf.buf, w->wbuf.len)) < 0)
+	if (w->wbuf.len && (r = send_full(w->fd, w->wbuf.buf, w->wbuf.len)) < 0)
 		r = cix_error_errno(err, r, "cannot write to the connection");
 	strbuf_reset(&w->wbuf);
 	return r;

@@ -54,11 +54,21 @@ struct cix_wire {
 	int eof;             /* the peer closed its end */
 	int broken;          /* a read failed in the middle of a message: out of step */
 	uint64_t bytes_in;   /* read so far, for limits */
+	/*
+	 * Bytes that string and list reads may allocate (0: no limit), and
+	 * what they took so far: one request may not make the reader
+	 * allocate more, whatever its counts say. over_budget tells that
+	 * error from the others (the reader may still answer it).
+	 */
+	uint64_t budget, spent;
+	int over_budget;
 };
 
 void cix_wire_init(struct cix_wire *w, int fd);
 /* Free the buffers; the descriptor is the caller's. */
 void cix_wire_release(struct cix_wire *w);
+/* A new request: its string and list reads start from a full budget. */
+void cix_wire_reset_budget(struct cix_wire *w);
 
 /*
  * Wait until the peer sends something or closes: 1 when there is input,
@@ -85,7 +95,10 @@ void cix_wire_write_u64(struct cix_wire *w, uint64_t v);
 void cix_wire_write_string(struct cix_wire *w, const char *s, size_t len);
 void cix_wire_write_str(struct cix_wire *w, const char *s);   /* NUL-terminated; NULL: "" */
 void cix_wire_write_strings(struct cix_wire *w, const char *const *v, size_t n);
-/* Send what is buffered. */
+/*
+ * Send what is buffered. A peer gone is an error (-EPIPE), never a
+ * SIGPIPE: the descriptor is written with MSG_NOSIGNAL when a socket.
+ */
 int cix_wire_flush(struct cix_wire *w, struct cix_err *err);
 
 /*
