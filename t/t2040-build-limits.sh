@@ -143,7 +143,7 @@ test_expect_success CGROUP1,NIX,PERL 'a daemon'"'"'s builds stay below --builds-
 
 test_expect_success 'cix-daemon refuses a bad limit' '
 	test_expect_code 2 cix-daemon --listen "$T/no.sock" --build-memory-max=12Q 2>err &&
-	grep "invalid value .12Q. for build-memory-max" err &&
+	grep "invalid value .12Q. for --build-memory-max" err &&
 	test_expect_code 2 cix-daemon --listen "$T/no.sock" --builds-pids-max=-1 2>err &&
 	test_expect_code 2 cix-daemon --listen "$T/no.sock" --timeout=1x 2>err
 '
