@@ -11,15 +11,8 @@ CIX_LOG_DIR=$T/cixlog
 CIX_CONF_FILE=$T/cix.conf
 export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
 EXPOSED=$(test_outside_tmp_dir exposed) || exit 1
-CIX_EXTRA_SANDBOX_PATHS=$EXPOSED
-for d in /bin /lib /lib32 /lib64 /usr; do
-	[ -e $d ] && CIX_EXTRA_SANDBOX_PATHS="$CIX_EXTRA_SANDBOX_PATHS $d"
-done
-export CIX_EXTRA_SANDBOX_PATHS
-N="local?store=$CIX_STORE_DIR&real=$T/nixreal&state=$T/nixstate&log=$T/nixlog"
-NIX_CONFIG="$NIX_CONFIG
-sandbox = false"
-nixs () { nix-store --store "$N" "$@"; }
+test_sandbox_host_paths $EXPOSED
+test_nix_oracle
 : >"$CIX_CONF_FILE"
 
 [ "$(id -u)" = 0 ] && test_set_prereq ROOT

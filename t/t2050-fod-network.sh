@@ -14,11 +14,7 @@ T=$TRASH_DIRECTORY
 chmod 755 "$T"
 EXPOSED=$(test_outside_tmp_dir exposed) || exit 1
 chmod 755 "$EXPOSED"
-CIX_EXTRA_SANDBOX_PATHS=$EXPOSED
-for d in /bin /lib /lib32 /lib64 /usr; do
-	[ -e $d ] && CIX_EXTRA_SANDBOX_PATHS="$CIX_EXTRA_SANDBOX_PATHS $d"
-done
-export CIX_EXTRA_SANDBOX_PATHS
+test_sandbox_host_paths $EXPOSED
 unset CIX_FOD_HOST_LOOPBACK CIX_SLIRP4NETNS CIX_BUILD_USERS_GROUP
 unset http_proxy https_proxy ftp_proxy all_proxy no_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY NO_PROXY
 # No cix.conf of the machine's: the default is no host loopback.

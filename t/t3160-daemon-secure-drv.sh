@@ -15,11 +15,7 @@ CIX_STATE_DIR=$T/state
 CIX_LOG_DIR=$T/log
 CIX_CONF_FILE=$T/cix.conf
 export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
-CIX_EXTRA_SANDBOX_PATHS=
-for d in /bin /lib /lib32 /lib64 /usr; do
-	[ -e $d ] && CIX_EXTRA_SANDBOX_PATHS="$CIX_EXTRA_SANDBOX_PATHS $d"
-done
-export CIX_EXTRA_SANDBOX_PATHS
+test_sandbox_host_paths
 printf 'trusted-users = root\n' >"$CIX_CONF_FILE"
 N="local?store=$CIX_STORE_DIR&real=$T/nixreal&state=$T/nixstate&log=$T/nixlog"
 nixs () { nix-store --store "$N" "$@"; }

@@ -15,15 +15,8 @@ CIX_STATE_DIR=$T/state
 CIX_LOG_DIR=$T/state/log
 CIX_CONF_FILE=/dev/null
 export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
-CIX_EXTRA_SANDBOX_PATHS=
-for d in /bin /lib /lib32 /lib64 /usr; do
-	[ -e $d ] && CIX_EXTRA_SANDBOX_PATHS="$CIX_EXTRA_SANDBOX_PATHS $d"
-done
-export CIX_EXTRA_SANDBOX_PATHS
-N="local?store=$CIX_STORE_DIR&real=$T/nixreal&state=$T/nixstate&log=$T/nixlog"
-NIX_CONFIG="$NIX_CONFIG
-sandbox = false"
-nixs () { nix-store --store "$N" "$@"; }
+test_sandbox_host_paths
+test_nix_oracle
 
 # one_line_error FILE WORDS: FILE is one error line matching WORDS.
 one_line_error () {

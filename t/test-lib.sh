@@ -84,6 +84,26 @@ test_outside_tmp_dir () {
 	printf '%s\n' "$d_"
 }
 
+# test_sandbox_host_paths [PATH...]: builds see the PATHs and the host's
+# /bin, /lib, /lib32, /lib64 and /usr (what the tests' /bin/sh builders need).
+test_sandbox_host_paths () {
+	CIX_EXTRA_SANDBOX_PATHS="$*"
+	for d_ in /bin /lib /lib32 /lib64 /usr; do
+		[ -e $d_ ] && CIX_EXTRA_SANDBOX_PATHS="$CIX_EXTRA_SANDBOX_PATHS $d_"
+	done
+	export CIX_EXTRA_SANDBOX_PATHS
+}
+
+# test_nix_oracle: N names a private Nix store on cix's logical store
+# directory ($CIX_STORE_DIR), nixs runs nix-store on it; Nix builds
+# without its own sandbox.
+test_nix_oracle () {
+	N="local?store=$CIX_STORE_DIR&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
+	NIX_CONFIG="$NIX_CONFIG
+sandbox = false"
+}
+nixs () { nix-store --store "$N" "$@"; }
+
 # test_wait_for FILE: until FILE exists (a socket, say), at most 10 s.
 test_wait_for () {
 	i_=0
