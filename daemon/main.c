@@ -480,11 +480,13 @@ int main(int argc, char **argv)
 		if (r > 0)
 			fprintf(stderr, "%s: %s\n", progname, err.msg);
 	}
-	if (r < 0 && (r = apply_limits(&set, &conf, &limits)) < 0)
-		r = -1;
+	if (r < 0)
+		r = apply_limits(&set, &conf, &limits);
 	strvec_clear(&limits);
-	if (r >= 0)
+	if (r >= 0) {
+		cix_conf_release(&conf);
 		return r;
+	}
 	if (!set.substitute_urls)
 		set.substitute_urls = conf.substitute_urls;
 	if (set.substitute_urls) {
