@@ -74,4 +74,17 @@ test_expect_success 'a manifest (cix package -m): the same checks' '
 	test_path_is_missing prof
 '
 
+command -v git >/dev/null && test_set_prereq GIT
+test_expect_success GIT 'a module that cix pull brings: checked before Guile loads any' '
+	mkdir -p repo/scheme && cp -R "$CIX_SRC_DIR/scheme/modules" repo/scheme/modules &&
+	cp -R "$CIX_SRC_DIR/distro" "$CIX_SRC_DIR/builder" repo/ &&
+	{ echo "(define-module (gnu packages deep))" && cat deep.scm; } \
+		>repo/distro/gnu/packages/deep.scm &&
+	(cd repo && git init -q -b main && git add -A &&
+	 git -c user.name=t -c user.email=t@example.org commit -q -m deep) &&
+	test_expect_code 1 env HOME="$TRASH_DIRECTORY/home" XDG_CONFIG_HOME= XDG_CACHE_HOME= \
+		timeout 120 cix pull --url="$TRASH_DIRECTORY/repo" 2>err &&
+	grep -q "is broken .*gnu/packages/deep.scm:2:1001: nesting deeper than 1000" err
+'
+
 test_done
