@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -277,12 +278,65 @@ int cix_build_dir_hand_over(const char *dir, const struct cix_build_user *u, str
 	return hand_over_at(AT_FDCWD, dir, u->uid, 0, err);
 }
 
+/* The whole number in the environment variable name, or dflt when unset or not one. */
+static long env_count(const char *name, long dflt)
+{
+	const char *v = getenv(name);
+	unsigned long long n;
+	return v && cix_parse_decimal(v, LONG_MAX, &n) == 0 ? (long)n : dflt;
+}
+
+struct kept_dir {
+	char *name;
+	time_t mtime;
+};
+
+static int newest_first(const void *a, const void *b)
+{
+	const struct kept_dir *x = a, *y = b;
+	return (x->mtime < y->mtime) - (x->mtime > y->mtime);
+}
+
+/*
+ * Kept build directories go after a while, and the oldest beyond a number:
+ * -K may be given to every failed build, and each may leave gigabytes.
+ */
+static void prune_kept(int dirfd)
+{
+	long max_age = env_count("CIX_KEPT_BUILDS_MAX_AGE", CIX_KEPT_BUILDS_MAX_AGE);
+	long max_nr = env_count("CIX_KEPT_BUILDS_MAX", CIX_KEPT_BUILDS_MAX);
+	DIR *dir = cix_fdopendir_dup(dirfd);
+	struct kept_dir *v = NULL;
+	size_t nr = 0, alloc = 0;
+	struct dirent *de;
+	struct stat st;
+	if (!dir)
+		return;
+	rewinddir(dir);   /* the descriptor's offset is shared with the caller's reads */
+	while ((de = readdir(dir)) && nr < 1000000) {
+		if (strncmp(de->d_name, "kept-", 5) ||
+		    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		ALLOC_GROW(v, nr + 1, alloc);
+		v[nr++] = (struct kept_dir){ xstrdup(de->d_name), st.st_mtime };
+	}
+	closedir(dir);
+	qsort(v, nr, sizeof(*v), newest_first);
+	time_t now = time(NULL);
+	for (size_t i = 0; i < nr; i++) {
+		if ((long)i >= max_nr || now - v[i].mtime > max_age)
+			cix_remove_tree_at(dirfd, v[i].name, NULL);
+		free(v[i].name);
+	}
+	free(v);
+}
+
 void cix_build_dirs_clean(struct cix_store *s)
 {
 	struct strbuf d = STRBUF_INIT;
 	strbuf_addf(&d, "%s/builds", s->state_dir);
 	int fd = open(d.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *dir = fd >= 0 ? cix_fdopendir_dup(fd) : NULL;
 	struct dirent *de;
 	strbuf_release(&d);
 	if (!dir) {
@@ -294,6 +348,8 @@ void cix_build_dirs_clean(struct cix_store *s)
 		if (cix_name_of_dead_process(de->d_name, "build-"))
 			cix_remove_tree_at(fd, de->d_name, NULL);
 	closedir(dir);
+	prune_kept(fd);
+	close(fd);
 }
 
 int cix_build_dir_keep(const char *dir, char **kept, struct cix_err *err)
@@ -305,11 +361,20 @@ int cix_build_dir_keep(const char *dir, char **kept, struct cix_err *err)
 	if (!base || !suffix)
 		return cix_error(err, -CIX_EINVAL, "'%s' is not a build directory", dir);
 	strbuf_add(&k, dir, (size_t)(base - dir));
+	int fd = open(k.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	strbuf_addf(&k, "/kept%s", suffix);
 	if (rename(dir, k.buf) < 0) {
 		int r = cix_error_errno(err, -errno, "cannot rename '%s'", dir);
+		if (fd >= 0)
+			close(fd);
 		strbuf_release(&k);
 		return r;
+	}
+	/* Its age counts from now (a rename leaves its time as the build left it). */
+	utimensat(AT_FDCWD, k.buf, NULL, AT_SYMLINK_NOFOLLOW);
+	if (fd >= 0) {
+		prune_kept(fd);
+		close(fd);
 	}
 	*kept = strbuf_detach(&k, NULL);
 	return 0;

@@ -48,13 +48,21 @@ void cix_build_user_release(struct cix_build_user *u);
 int cix_build_dir_create(struct cix_store *s, const struct cix_build_user *u, char **out,
 			 struct cix_err *err);
 
-/* Remove the build directories of cix processes that died (kill -9). */
+/*
+ * Remove the build directories of cix processes that died (kill -9), and
+ * the kept ones (below) that are too old or too many.
+ */
 void cix_build_dirs_clean(struct cix_store *s);
 
 /*
- * A failed build's directory, kept (-K): renamed STATE/builds/kept-XXXXXX,
- * which no clean-up touches. *kept is malloc'd.
+ * A failed build's directory, kept (-K): renamed STATE/builds/kept-XXXXXX.
+ * Kept directories are removed CIX_KEPT_BUILDS_MAX_AGE seconds after they
+ * were kept ($CIX_KEPT_BUILDS_MAX_AGE when set), and the oldest beyond the
+ * CIX_KEPT_BUILDS_MAX newest ($CIX_KEPT_BUILDS_MAX): when a build starts
+ * and when one is kept. *kept is malloc'd.
  */
+#define CIX_KEPT_BUILDS_MAX_AGE (7L * 86400)
+#define CIX_KEPT_BUILDS_MAX 20
 int cix_build_dir_keep(const char *dir, char **kept, struct cix_err *err);
 
 /*

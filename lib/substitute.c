@@ -195,7 +195,45 @@ static int url_ok(const char *u)
 	return 1;
 }
 
-/* Signed by a trusted key, or content-addressed (checked when added). */
+int cix_subst_unsigned_max_size(uint64_t *max, struct cix_err *err)
+{
+	const char *v = getenv("CIX_SUBSTITUTE_UNSIGNED_MAX_SIZE");
+	char *end;
+	*max = CIX_SUBST_UNSIGNED_MAX_SIZE;
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (*v < '0' || *v > '9' || *end || errno)
+		return cix_error(err, -CIX_EINVAL,
+				 "CIX_SUBSTITUTE_UNSIGNED_MAX_SIZE is not a number of bytes: '%s'", v);
+	*max = n;
+	return 0;
+}
+
+/* An unsigned narinfo's NAR and file within the bound, before any download. */
+static int unsigned_size_ok(const struct cix_narinfo *ni, const struct cix_substituter *sub,
+			    struct cix_err *err)
+{
+	uint64_t max, size = ni->nar_size;
+	int r = cix_subst_unsigned_max_size(&max, err);
+	if (r < 0)
+		return r;
+	if (ni->has_file_size && ni->file_size > size)
+		size = ni->file_size;
+	if (size <= max)
+		return 0;
+	return cix_error(err, -CIX_ELIMIT,
+			 "'%s' from '%s' is not signed and says its NAR has %llu bytes, more than"
+			 " the %llu of an unsigned substitute (CIX_SUBSTITUTE_UNSIGNED_MAX_SIZE)",
+			 ni->store_path, sub->url, (unsigned long long)size,
+			 (unsigned long long)max);
+}
+
+/*
+ * Signed by a trusted key, or content-addressed (checked when added) and
+ * of a bounded size.
+ */
 static int trusted(const struct cix_narinfo *ni, const struct cix_substituter *sub,
 		   const char *store_dir, struct cix_err *err)
 {
@@ -206,8 +244,10 @@ static int trusted(const struct cix_narinfo *ni, const struct cix_substituter *s
 	for (size_t i = 0; !ok && i < ni->sigs.nr; i++)
 		ok = cix_verify_detached(ni->sigs.v[i], fp.buf, fp.len, sub->keys, sub->nr_keys) == 1;
 	strbuf_release(&fp);
-	if (ok || ni->ca)
+	if (ok)
 		return 0;
+	if (ni->ca)
+		return unsigned_size_ok(ni, sub, err);
 	return cix_error(err, -EPERM, "'%s' from '%s' is not signed by a trusted key",
 			 ni->store_path, sub->url);
 }

@@ -27,6 +27,17 @@ struct cix_substituter {
 /* Nix's defaults: a narinfo found is remembered 30 days, a miss an hour. */
 #define CIX_NARINFO_POSITIVE_TTL (30L * 86400)
 #define CIX_NARINFO_NEGATIVE_TTL 3600L
+/*
+ * A narinfo that no trusted key signed is used only for a content-addressed
+ * path, whose content the store checks once it came: until then its NAR
+ * is as large as the cache says. Such a NAR (and its compressed file) may
+ * be at most this large ($CIX_SUBSTITUTE_UNSIGNED_MAX_SIZE bytes when
+ * set): a narinfo claiming more is refused before anything is downloaded,
+ * and the download is cut past the NarSize it claims.
+ */
+#define CIX_SUBST_UNSIGNED_MAX_SIZE (4ULL << 30)
+int cix_subst_unsigned_max_size(uint64_t *max, struct cix_err *err);
+
 /* Downloads at once by default, and the most a caller may ask for. */
 #define CIX_SUBST_JOBS 4
 #define CIX_SUBST_MAX_JOBS 64

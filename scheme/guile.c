@@ -5,6 +5,7 @@
 #include "pkg-index.h"
 #include "profile.h"
 #include "pull.h"
+#include "sexp-scan.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -92,12 +93,33 @@ static SCM prim_data_dir(void)
 	return s;
 }
 
+/*
+ * (%check-source FILE): the text of FILE is within the bounds of
+ * lib/sexp-scan.h, or an error says where not; for modules that Guile
+ * loads by itself (cix pull's).
+ */
+static SCM prim_check_source(SCM file)
+{
+	SCM_ASSERT_TYPE(scm_is_string(file), file, SCM_ARG1, "%check-source", "string");
+	char *f = scm_to_utf8_string(file);
+	struct strbuf sb = STRBUF_INIT;
+	struct cix_err err = { 0 };
+	int r = cix_sexp_read_file(f, &sb, &err);
+	free(f);
+	strbuf_release(&sb);
+	if (r < 0)
+		scm_misc_error("check-source", "~a", scm_list_1(scm_from_utf8_string(err.msg)));
+	return SCM_UNSPECIFIED;
+}
+
 static void define_primitives(void *unused)
 {
 	scm_c_define_gsubr("%nix-base32->bytevector", 1, 0, 0, prim_base32);
 	scm_c_define_gsubr("%cix-data-dir", 0, 0, 0, prim_data_dir);
 	scm_c_define_gsubr("%package-derivation", 2, 0, 0, prim_package_derivation);
-	scm_c_export("%nix-base32->bytevector", "%cix-data-dir", "%package-derivation", NULL);
+	scm_c_define_gsubr("%check-source", 1, 0, 0, prim_check_source);
+	scm_c_export("%nix-base32->bytevector", "%cix-data-dir", "%package-derivation",
+		     "%check-source", NULL);
 	(void)unused;
 }
 
@@ -718,21 +740,44 @@ static SCM target_scm(void)
 struct lower_call {
 	const char *what;       /* "spec", "expr", "file" */
 	const char *arg;
+	const struct strbuf *src;   /* a file's bytes, read and checked */
 	struct cix_scheme_target *t;
 	struct cix_err *err;
 	int r;
 };
+
+/* A copy of the bytes as a bytevector, for a port Guile reads. */
+static SCM bytevector_of(const struct strbuf *sb)
+{
+	SCM bv = scm_c_make_bytevector(sb->len);
+	memcpy(SCM_BYTEVECTOR_CONTENTS(bv), sb->buf, sb->len);
+	return bv;
+}
+
+static SCM target_result(struct lower_call *lc)
+{
+	SCM with_target = scm_c_public_ref("cix ui", "with-target");
+	SCM arg = scm_from_utf8_string(lc->arg);
+	switch (lc->what[0]) {
+	case 's':
+		return scm_call_3(with_target, target_scm(),
+				  scm_c_public_ref("cix ui", "find-package-for-spec"), arg);
+	case 'e':
+		return scm_call_3(with_target, target_scm(),
+				  scm_c_public_ref("cix ui", "package-from-expression"), arg);
+	default:
+		return scm_call_4(with_target, target_scm(),
+				  scm_c_public_ref("cix ui", "package-from-file"), arg,
+				  bytevector_of(lc->src));
+	}
+}
 
 /* Inside the catch: Scheme errors while reading (bad arguments...) unwind to it. */
 static SCM lower_body(void *data)
 {
 	struct lower_call *lc = data;
 	struct reader rd = { lc->err, 0, cross_target };
-	SCM proc = scm_c_public_ref("cix ui", lc->what[0] == 's' ? "find-package-for-spec" :
-					      lc->what[0] == 'e' ? "package-from-expression" :
-								    "package-from-file");
-	SCM res = scm_call_3(scm_c_public_ref("cix ui", "with-target"), target_scm(), proc,
-			     scm_from_utf8_string(lc->arg));
+	SCM res = target_result(lc);
 	/* (package . output), or (DRV-FILE-NAME . #f) */
 	if (scm_is_pair(res) && scm_is_string(SCM_CAR(res))) {
 		lc->t->drv_path = clean_string(SCM_CAR(res));
@@ -754,15 +799,33 @@ static SCM lower_body(void *data)
 	return SCM_BOOL_T;
 }
 
+/*
+ * Expressions and files are checked (lib/sexp-scan.h) before Guile reads
+ * them: its reader and expander have no bounds of their own.
+ */
+static int check_source(const char *what, const char *arg, struct strbuf *src,
+			struct cix_err *err)
+{
+	if (what[0] == 'e')
+		return cix_sexp_scan("<expression>", arg, strlen(arg), CIX_SEXP_MAX_DEPTH, err);
+	if (what[0] == 'f')
+		return cix_sexp_read_file(arg, src, err);
+	return 0;
+}
+
 static int lower_with(const char *what, const char *arg, struct cix_scheme_target *t,
 		      struct cix_err *err)
 {
-	struct lower_call lc = { what, arg, t, err, 0 };
+	struct strbuf src = STRBUF_INIT;
+	struct lower_call lc = { what, arg, &src, t, err, 0 };
 	int r;
 	memset(t, 0, sizeof(*t));
-	if ((r = cix_scheme_init(err)) < 0)
+	if ((r = check_source(what, arg, &src, err)) < 0 || (r = cix_scheme_init(err)) < 0) {
+		strbuf_release(&src);
 		return r;
+	}
 	run_guarded(lower_body, &lc, &lc.r, lc.err);
+	strbuf_release(&src);
 	return lc.r;
 }
 
@@ -787,6 +850,7 @@ int cix_scheme_read_file(const char *file, struct cix_scheme_target *t, struct c
 
 struct manifest_call {
 	const char *file;
+	const struct strbuf *src;   /* its bytes, read and checked */
 	struct cix_scheme_target *v;
 	size_t n;
 	struct cix_err *err;
@@ -798,9 +862,9 @@ static SCM manifest_body(void *data)
 {
 	struct manifest_call *mc = data;
 	struct reader rd = { mc->err, 0, cross_target };
-	SCM entries = scm_call_3(scm_c_public_ref("cix ui", "with-target"), target_scm(),
+	SCM entries = scm_call_4(scm_c_public_ref("cix ui", "with-target"), target_scm(),
 				 scm_c_public_ref("cix ui", "manifest-from-file"),
-				 scm_from_utf8_string(mc->file));
+				 scm_from_utf8_string(mc->file), bytevector_of(mc->src));
 	long n = scm_ilength(entries);
 	if (n < 0 || n > MAX_MANIFEST_ENTRIES) {
 		mc->r = cix_error(mc->err, -CIX_ELIMIT, "%s: too many entries", mc->file);
@@ -829,13 +893,17 @@ static SCM manifest_body(void *data)
 int cix_scheme_read_manifest(const char *file, struct cix_scheme_target **v, size_t *n,
 			     struct cix_err *err)
 {
-	struct manifest_call mc = { file, NULL, 0, err, 0 };
+	struct strbuf src = STRBUF_INIT;
+	struct manifest_call mc = { file, &src, NULL, 0, err, 0 };
 	int r;
 	*v = NULL;
 	*n = 0;
-	if ((r = cix_scheme_init(err)) < 0)
+	if ((r = cix_sexp_read_file(file, &src, err)) < 0 || (r = cix_scheme_init(err)) < 0) {
+		strbuf_release(&src);
 		return r;
+	}
 	run_guarded(manifest_body, &mc, &mc.r, mc.err);
+	strbuf_release(&src);
 	if (mc.r < 0) {
 		/* The message names the file, as given or as Guile canonicalised it. */
 		char *real = realpath(file, NULL);
@@ -1074,10 +1142,11 @@ int cix_scheme_refresh_packages(const char *spec, struct cix_refresh_pkg **v, si
 
 /*
  * `cix pull` checks and compiles a collection in Scheme (given dirs and
- * go-dir): every module loaded first, so that each is whole (its
- * procedures defined, not only its macros) when compiling another needs
- * it, then each compiled; the first error as one line naming the file, or
- * the number of modules.
+ * go-dir): every module checked (lib/sexp-scan.h: before Guile reads
+ * any, as loading one loads those it uses), then loaded, so that each is
+ * whole (its procedures defined, not only its macros) when compiling
+ * another needs it, then each compiled; the first error as one line naming
+ * the file, or the number of modules.
  */
 static const char pull_compile_code[] =
 	"(lambda (dirs go-dir)\n"
@@ -1116,6 +1185,9 @@ static const char pull_compile_code[] =
 	"                   dirs)))\n"
 	"     (with-fluids ((%file-port-name-canonicalization 'relative))\n"
 	"     (parameterize ((current-warning-port (%make-void-port \"w\")))\n"
+	"       (for-each (lambda (f)\n"
+	"                   (try (cdr f) (lambda () ((@ (cix primitives) %check-source) (car f)))))\n"
+	"                 files)\n"
 	"       (for-each (lambda (f)\n"
 	"                   (try (cdr f) (lambda () (resolve-interface (module-name (cdr f))))))\n"
 	"                 files)\n"

@@ -11,6 +11,7 @@
   #:use-module (cix compiled)
   #:use-module ((guix licenses) #:select (license? license-name))
   #:use-module (ice-9 regex)
+  #:use-module ((ice-9 binary-ports) #:select (open-bytevector-input-port))
   #:use-module (srfi srfi-1)
   #:use-module (srfi srfi-11)
   ;; Only for errors: loading it costs each command 7 ms.  (frame-source
@@ -150,42 +151,41 @@
   (as-package str (eval-string str (user-module))))
 
 
-;;; The value of the last form of FILE, evaluated form by form in MODULE,
-;;; so that an error is at least placed at its form.
-(define (eval-file file module)
-  (unless (file-exists? file)
-    (error (format #f "~a: no such file" file)))
-  (let ((file (canonicalize-path file)))
+;;; The value of the last form of FILE, whose bytes C read and checked
+;;; (BV: UTF-8, bounded in size and nesting, see lib/sexp-scan.h),
+;;; evaluated form by form in MODULE, so that an error is at least placed
+;;; at its form.
+(define (eval-file file bv module)
+  (let ((file (canonicalize-path file))
+        (port (open-bytevector-input-port bv)))
+    ;; UTF-8 whatever a coding: comment says: the checks read it so.
+    (set-port-encoding! port "UTF-8")
+    (set-port-filename! port file)
     (values
-     (call-with-input-file file
-       (lambda (port)
-         ;; Source is UTF-8 (unless it says otherwise), as for Guile's `load'.
-         (set-port-encoding! port (or (file-encoding port) "UTF-8"))
-         (set-port-filename! port file)
-         (let loop ((value *unspecified*))
-           (let* ((at (port-line port))
-                  (form (read port))
-                  (line (or (and (pair? form) (source-property form 'line)) at)))
-             (if (eof-object? form)
-                 value
-                 (loop (parameterize ((current-form-location
-                                       (format #f "~a:~a:~a" file (+ 1 line) 0)))
-                         (eval form module))))))))
+     (let loop ((value *unspecified*))
+       (let* ((at (port-line port))
+              (form (read port))
+              (line (or (and (pair? form) (source-property form 'line)) at)))
+         (if (eof-object? form)
+             value
+             (loop (parameterize ((current-form-location
+                                   (format #f "~a:~a:~a" file (+ 1 line) 0)))
+                     (eval form module))))))
      file)))
 
-(define (package-from-file file)
-  (let-values (((value file) (eval-file file (make-fresh-user-module))))
+(define (package-from-file file bv)
+  (let-values (((value file) (eval-file file bv (make-fresh-user-module))))
     (as-package file value)))
 
 (define (package-search-path-sexps p)
   ;; P's search paths and those of what it propagates, as lists for C.
   (map search-path-specification->sexp (package-transitive-native-search-paths p)))
 
-(define (manifest-from-file file)
-  ;; The entries of the manifest FILE gives (evaluated with (guix profiles),
+(define (manifest-from-file file bv)
+  ;; The entries of the manifest FILE (its bytes BV) gives (evaluated with (guix profiles),
   ;; (gnu packages) and the package modules in scope, as Guix does), each
   ;; as (PACKAGE OUTPUT NAME VERSION SEARCH-PATHS) for C.
-  (let-values (((value file) (eval-file file (user-module))))
+  (let-values (((value file) (eval-file file bv (user-module))))
     (unless (manifest? value)
       (error (format #f "~a: the file gives ~a, not a manifest" file (short-repr value))))
     (map (lambda (e)

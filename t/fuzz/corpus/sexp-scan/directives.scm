@@ -1,0 +1,3 @@
+#!curly-infix
+{a + b}
+#!r6rs [c]
