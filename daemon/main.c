@@ -50,6 +50,7 @@ static void usage(FILE *f)
 		   "                                 not raise them; --max-log-size is the same)\n"
 		   "      --build-memory-max=SIZE    memory of a build (default: half the RAM)\n"
 		   "      --build-shm-size=SIZE      size of a build's /dev/shm (default: RAM/10)\n"
+		   "      --build-tmp-size=SIZE      size of a build's /tmp (default: RAM/10)\n"
 		   "      --build-pids-max=N         tasks of a build (default: builds-pids-max/2)\n"
 		   "      --builds-pids-max=N        tasks of all builds (default: pid_max/4)\n"
 		   "      --max-connections=N        serve up to N connections at once (1024)\n"
@@ -306,6 +307,7 @@ static int parse_options(int argc, char **argv, struct daemon_settings *set,
 		{ "max-log-size", required_argument, NULL, OPT_MAX_LOG },
 		{ "build-memory-max", required_argument, NULL, OPT_LIMIT },
 		{ "build-shm-size", required_argument, NULL, OPT_LIMIT },
+		{ "build-tmp-size", required_argument, NULL, OPT_LIMIT },
 		{ "build-pids-max", required_argument, NULL, OPT_LIMIT },
 		{ "builds-pids-max", required_argument, NULL, OPT_LIMIT },
 		{ "max-connections", required_argument, NULL, OPT_MAX_CONNS },

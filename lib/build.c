@@ -154,6 +154,7 @@ static int set_limits(struct cix_sandbox_spec *spec, const struct cix_build_opts
 	spec->all_max_procs = l->builds_pids_max;
 	spec->memory_max = l->memory_max;
 	spec->shm_size = l->shm_size;
+	spec->tmp_size = l->tmp_size;
 	return 0;
 }
 

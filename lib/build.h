@@ -24,6 +24,7 @@ struct cix_build_limits {
 	unsigned long long max_log;     /* max-log-size: bytes of build log */
 	unsigned long long memory_max;  /* build-memory-max: bytes of memory and swap */
 	unsigned long long shm_size;    /* build-shm-size: bytes of /dev/shm (0: half the RAM) */
+	unsigned long long tmp_size;    /* build-tmp-size: bytes of /tmp (0: on disk) */
 	unsigned long pids_max;         /* build-pids-max: tasks of one build, or CIX_LIMIT_AUTO */
 	unsigned long builds_pids_max;  /* builds-pids-max: tasks of all builds together */
 };

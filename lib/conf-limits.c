@@ -42,6 +42,7 @@ void cix_build_limits_default(struct cix_build_limits *l)
 	l->max_log = CIX_BUILD_DEFAULT_MAX_LOG;
 	l->memory_max = ram / 2;
 	l->shm_size = ram / 10;
+	l->tmp_size = ram / 10;
 	l->builds_pids_max = pid_max() / 4;
 	l->pids_max = CIX_LIMIT_AUTO;
 }
@@ -128,6 +129,8 @@ int cix_build_limit_set(struct cix_build_limits *l, const char *name, const char
 		r = size_value(v, &l->memory_max);
 	} else if (!strcmp(name, "build-shm-size")) {
 		r = size_value(v, &l->shm_size);
+	} else if (!strcmp(name, "build-tmp-size")) {
+		r = size_value(v, &l->tmp_size);
 	} else if (!strcmp(name, "build-pids-max")) {
 		if ((r = number(v, NULL, NULL, COUNT_MAX, &x)) == 0)
 			l->pids_max = (unsigned long)x;

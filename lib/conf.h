@@ -30,7 +30,8 @@ void cix_conf_release(struct cix_conf *c);
 
 /*
  * The limits without cix.conf: build-timeout 24 hours, max-log-size
- * 64 MiB, build-memory-max half the RAM, build-shm-size a tenth of it,
+ * 64 MiB, build-memory-max half the RAM, build-shm-size and build-tmp-size
+ * a tenth of it each,
  * builds-pids-max a quarter of /proc/sys/kernel/pid_max, build-pids-max
  * CIX_LIMIT_AUTO.
  */

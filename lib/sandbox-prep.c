@@ -471,6 +471,13 @@ int cix_sandbox_prepare(struct sb_plan *plan, struct cix_err *err)
 		snprintf(opts, sizeof(opts), "mode=1777,size=%llu", s->shm_size);
 		plan->mounts[plan->nr_mounts - 1].data = xstrdup(opts);
 	}
+	if (s->tmp_size && strncmp(s->store_dir, "/tmp/", 5)) {
+		/* Over the disk's /tmp, last: a size that a build cannot pass. */
+		char opts[64];
+		snprintf(opts, sizeof(opts), "mode=1777,size=%llu", s->tmp_size);
+		add_mount(plan, SB_TMPFS, NULL, "/tmp");
+		plan->mounts[plan->nr_mounts - 1].data = xstrdup(opts);
+	}
 	add_mount(plan, SB_DEVPTS, NULL, "/dev/pts");
 	add_mount(plan, SB_PROC, NULL, "/proc");
 	/* Last, the store directory's mount point (below /tmp: there already). */

@@ -107,6 +107,7 @@ struct cix_sandbox_spec {
 	unsigned long all_max_procs;
 	unsigned long long memory_max; /* bytes of memory and swap, 0: no limit */
 	unsigned long long shm_size;  /* bytes of /dev/shm, 0: tmpfs's default */
+	unsigned long long tmp_size;  /* bytes of /tmp, a tmpfs, 0: on disk */
 };
 
 struct cix_sandbox_result {
@@ -134,7 +135,9 @@ struct cix_sandbox_result {
  * holds for memory_max, with the memory controller (v1: memory.limit_in_bytes
  * and memory.memsw.limit_in_bytes when there; v2: memory.max and
  * memory.swap.max 0), and without a cgroup there is no memory limit.
- * /dev/shm is a tmpfs of spec->shm_size bytes, whoever the caller is.
+ * /dev/shm is a tmpfs of spec->shm_size bytes, whoever the caller is, and
+ * so is /tmp of spec->tmp_size bytes, unless the store directory lies
+ * below /tmp (then /tmp stays on the store's file system, as /build).
  */
 #define CIX_SANDBOX_LIMIT_NONE   0
 #define CIX_SANDBOX_LIMIT_CGROUP 1

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t2040-build-limits.sh - io_uring, and the limits on builds: PIDs, memory, /dev/shm, time, log
+# t2040-build-limits.sh - io_uring, and the limits on builds: PIDs, memory, /dev/shm, /tmp, time, log
 # SPDX-License-Identifier: GPL-3.0-or-later
 test_description='build limits: io_uring refused; cgroups, tmpfs size, timeout and log size of cix.conf and cix-daemon'
 . "$(dirname "$0")/test-lib.sh"
@@ -178,6 +178,15 @@ test_expect_success NIX 'a build writing beyond build-shm-size in /dev/shm gets 
 	cat log &&
 	grep "No space left on device" log &&
 	awk "\$NF == \"/dev/shm\" && \$2 == 16384 { ok = 1 } END { exit !ok }" log
+'
+
+test_expect_success NIX 'a build writing beyond build-tmp-size in /tmp gets ENOSPC' '
+	mkdrv tmp "/bin/dd if=/dev/zero of=/tmp/f bs=1M count=64; /bin/df -k /tmp; echo > \$out" &&
+	printf "build-tmp-size = 16M\n" >"$CIX_CONF_FILE" &&
+	cix store -r $(cat tmp.drv) 2>log &&
+	cat log &&
+	grep "No space left on device" log &&
+	awk "\$NF == \"/tmp\" && \$2 == 16384 { ok = 1 } END { exit !ok }" log
 '
 
 test_expect_success NIX 'a build without --timeout stops at build-timeout; a longer --timeout is cut to it' '

@@ -76,12 +76,14 @@ int main(void)
 	struct cix_build_limits d;
 	cix_build_limits_default(&d);
 	ok(d.timeout == 86400 && d.max_log == 64 << 20 && d.memory_max > 0 && d.shm_size > 0 &&
-	   d.shm_size < d.memory_max && d.builds_pids_max > 0 && d.pids_max == CIX_LIMIT_AUTO,
+	   d.shm_size < d.memory_max && d.tmp_size == d.shm_size && d.builds_pids_max > 0 && d.pids_max == CIX_LIMIT_AUTO,
 	   "limits by default: a day, 64 MiB of log, half and a tenth of the RAM, some PIDs");
 	ok(cix_conf_load(write_conf("build-memory-max = 2G\nbuild-shm-size=16m \n"
+				    "build-tmp-size = 1G\n"
 				    "max-log-size = none\nbuild-timeout = 3h\n"
 				    "builds-pids-max = 64\n"), &c, &err) == 0 &&
 	   c.limits.memory_max == 2ULL << 30 && c.limits.shm_size == 16 << 20 &&
+	   c.limits.tmp_size == 1ULL << 30 &&
 	   c.limits.max_log == 0 && c.limits.timeout == 3 * 3600 &&
 	   c.limits.builds_pids_max == 64, "limits: sizes, none, hours, counts");
 	is_int(cix_build_limits_pids(&c.limits), 32, "a build's PIDs: half the total by default");
