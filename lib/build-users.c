@@ -321,7 +321,8 @@ static void prune_kept(int dirfd)
 		v[nr++] = (struct kept_dir){ xstrdup(de->d_name), st.st_mtime };
 	}
 	closedir(dir);
-	qsort(v, nr, sizeof(*v), newest_first);
+	if (nr)
+		qsort(v, nr, sizeof(*v), newest_first);
 	time_t now = time(NULL);
 	for (size_t i = 0; i < nr; i++) {
 		if ((long)i >= max_nr || now - v[i].mtime > max_age)
