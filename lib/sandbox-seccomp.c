@@ -47,6 +47,19 @@ struct sc_rule {
 #define SB_AF_UNIX 1
 #define SB_SYS_SOCKET 1
 #define SB_SYS_SOCKETPAIR 8
+/*
+ * socketpair of datagram sockets, whatever SOCK_CLOEXEC and SOCK_NONBLOCK:
+ * such a socket may send to any address (sendmsg with msg_name), stream
+ * and seqpacket pairs only to each other, and curl's resolver needs one.
+ */
+#define SB_SOCK_DGRAM 2
+#define SB_SOCK_CLOEXEC 02000000
+#define SB_SOCK_NONBLOCK 04000
+#define DGRAM_PAIR(nr)                                                           \
+	REFUSE_IF(nr, 1, SB_SOCK_DGRAM, EPERM),                                  \
+	REFUSE_IF(nr, 1, SB_SOCK_DGRAM | SB_SOCK_CLOEXEC, EPERM),                \
+	REFUSE_IF(nr, 1, SB_SOCK_DGRAM | SB_SOCK_NONBLOCK, EPERM),               \
+	REFUSE_IF(nr, 1, SB_SOCK_DGRAM | SB_SOCK_CLOEXEC | SB_SOCK_NONBLOCK, EPERM)
 /* io_uring_setup, io_uring_enter, io_uring_register: one number everywhere */
 #define IO_URING REFUSE(425, ENOSYS), REFUSE(426, ENOSYS), REFUSE(427, ENOSYS)
 
@@ -76,15 +89,16 @@ static const struct sc_rule compat_rules[] = {           /* i386 */
  * A fixed-output build has a network namespace of its own (slirp4netns),
  * where the host's abstract Unix sockets are not. As a second wall (a
  * socket file in an extra path is reachable from any namespace), it may
- * make no Unix socket at all, neither by socket nor by socketpair, so
- * that it can neither reach a process outside through one nor hand it a
- * descriptor (security.md items 11, 22).
+ * make no Unix socket by socket, nor a pair of datagram sockets by
+ * socketpair (which could send to any address), so that it can neither
+ * reach a process outside through one nor hand it a descriptor
+ * (security.md items 11, 22). A stream pair's ends reach only each other.
  */
 static const struct sc_rule native_fod_rules[] = {
-	REFUSE_IF(41, 0, SB_AF_UNIX, EPERM), REFUSE_IF(53, 0, SB_AF_UNIX, EPERM),
+	REFUSE_IF(41, 0, SB_AF_UNIX, EPERM), DGRAM_PAIR(53),
 };
 static const struct sc_rule compat_fod_rules[] = {
-	REFUSE_IF(359, 0, SB_AF_UNIX, EPERM), REFUSE_IF(360, 0, SB_AF_UNIX, EPERM),
+	REFUSE_IF(359, 0, SB_AF_UNIX, EPERM), DGRAM_PAIR(360),
 	REFUSE_IF(102, 0, SB_SYS_SOCKET, EPERM),   /* socketcall: arguments unreadable */
 	REFUSE_IF(102, 0, SB_SYS_SOCKETPAIR, EPERM),
 };
@@ -106,10 +120,10 @@ static const struct sc_rule compat_rules[] = {           /* arm */
 	IO_URING,
 };
 static const struct sc_rule native_fod_rules[] = {
-	REFUSE_IF(198, 0, SB_AF_UNIX, EPERM), REFUSE_IF(199, 0, SB_AF_UNIX, EPERM),
+	REFUSE_IF(198, 0, SB_AF_UNIX, EPERM), DGRAM_PAIR(199),
 };
 static const struct sc_rule compat_fod_rules[] = {
-	REFUSE_IF(281, 0, SB_AF_UNIX, EPERM), REFUSE_IF(288, 0, SB_AF_UNIX, EPERM),
+	REFUSE_IF(281, 0, SB_AF_UNIX, EPERM), DGRAM_PAIR(288),
 };
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
 #define COMPAT_ARCH AUDIT_ARCH_ARM

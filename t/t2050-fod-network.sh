@@ -84,6 +84,11 @@ probe("abstract", lambda: "visible" if any("@" + name in l for l in open("/proc/
       else "hidden")
 probe("connect", connect)
 probe("socketpair", lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM) and None)
+probe("socketpair-nb", lambda: socket.socketpair(socket.AF_UNIX,
+      socket.SOCK_DGRAM | socket.SOCK_NONBLOCK | socket.SOCK_CLOEXEC) and None)
+# A stream pair reaches only itself; resolvers (curl's) need one.
+probe("stream-pair", lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM) and None)
+probe("resolve", lambda: socket.getaddrinfo("localhost", 80)[0][4][0])
 probe("sendmsg", pass_fd)
 probe("dgram", dgram)
 probe("resolv", lambda: open("/etc/resolv.conf").read().strip())
@@ -201,6 +206,9 @@ run_checks () {
 		test "$(probed $tag-walls abstract)" = hidden &&
 		test "$(probed $tag-walls connect)" = EPERM &&
 		test "$(probed $tag-walls socketpair)" = EPERM &&
+		test "$(probed $tag-walls socketpair-nb)" = EPERM &&
+		test "$(probed $tag-walls stream-pair)" = ok &&
+		test "$(probed $tag-walls resolve)" = 127.0.0.1 &&
 		test "$(probed $tag-walls sendmsg)" = EPERM &&
 		test "$(probed $tag-walls dgram)" = EPERM &&
 		test_path_is_missing got &&

@@ -90,4 +90,12 @@ test_expect_success NIX,BUILDUSERS 'the content-addressed mirror serves nobody, 
 	cmp mirrored.txt "$out"
 '
 
+test_expect_success NIX,BUILDUSERS 'host names resolve in the sandbox (curl'"'"'s resolver thread)' '
+	d=$(fetch_drv "http://name.invalid/none" $ZERO) &&
+	test_must_fail nix-store --store "$D" -r "$d" 2>err &&
+	cat err &&
+	! grep "thread failed to start" err &&
+	grep "resolve host" err
+'
+
 test_done
