@@ -244,9 +244,10 @@ run_checks () {
 		d=$(drv $tag-gate "gate = \"1\";") &&
 		{ $RUNAS env $(b_env) "$CIX_BUILD_DIR/cix" store -r $d >gate.out 2>gate.log & } &&
 		rpid=$! &&
-		i=0 && while ! grep -qs "^PROBE http" gate.log && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done &&
-		cpid=$(cix_pid $d) && echo $cpid >>gatepids &&
-		p=$(slirp_pids) && test -n "$p" &&
+		i=0 && while ! grep -qs "^PROBE http" gate.log && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done &&
+		grep "^PROBE http" gate.log &&
+		cpid=$(cix_pid $d) && echo "cix: $cpid" && echo $cpid >>gatepids &&
+		p=$(slirp_pids) && echo "slirp4netns: $p" && test -n "$p" &&
 		# it holds no descriptor of the build: its own pipes, tun and sockets only
 		ls -l /proc/$p/fd | sed -n "s/.* -> //p" >fds &&
 		cat fds &&
