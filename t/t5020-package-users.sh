@@ -138,6 +138,10 @@ test_expect_success USERS,STATIC 'a user'"'"'s directory is made at their first 
 	as $A cix package -I >installed &&
 	test_line_count = 0 installed &&
 	test "$(stat -c "%U %G %a" "$PU/$A")" = "$A $A 755" &&
+	# the worker logs it after the handshake, maybe after the client ended
+	i=0 && while ! grep -q "connection from uid $UA " daemon.log && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1))
+	done &&
 	grep "connection from uid $UA " daemon.log &&
 	test_must_fail as $A mkdir "$PU/$B" &&
 	test_path_is_missing "$PU/$B"
