@@ -1,6 +1,7 @@
 /* build-users.c - the pool of build users, and the directories builds run in */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "build-users.h"
+#include "conf.h"
 #include "nar.h"
 #include "nar-read.h"
 #include "strbuf.h"
@@ -303,8 +304,16 @@ static int newest_first(const void *a, const void *b)
  */
 static void prune_kept(int dirfd)
 {
-	long max_age = env_count("CIX_KEPT_BUILDS_MAX_AGE", CIX_KEPT_BUILDS_MAX_AGE);
-	long max_nr = env_count("CIX_KEPT_BUILDS_MAX", CIX_KEPT_BUILDS_MAX);
+	const struct cix_build_limits *l;
+	long max_age = CIX_KEPT_BUILDS_MAX_AGE, max_nr = CIX_KEPT_BUILDS_MAX;
+	/* cix.conf's (none: 0, no bound), then the environment's */
+	if (cix_build_limits_of_conf(&l, NULL) == 0) {
+		/* (both bounded by the parser: 100 years, 2^40) */
+		max_age = l->kept_max_age ? (long)l->kept_max_age : LONG_MAX;
+		max_nr = l->kept_max ? (long)l->kept_max : LONG_MAX;
+	}
+	max_age = env_count("CIX_KEPT_BUILDS_MAX_AGE", max_age);
+	max_nr = env_count("CIX_KEPT_BUILDS_MAX", max_nr);
 	DIR *dir = cix_fdopendir_dup(dirfd);
 	struct kept_dir *v = NULL;
 	size_t nr = 0, alloc = 0;

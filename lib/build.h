@@ -27,6 +27,9 @@ struct cix_build_limits {
 	unsigned long long tmp_size;    /* build-tmp-size: bytes of /tmp (0: on disk) */
 	unsigned long pids_max;         /* build-pids-max: tasks of one build, or CIX_LIMIT_AUTO */
 	unsigned long builds_pids_max;  /* builds-pids-max: tasks of all builds together */
+	unsigned long long kept_max_age; /* kept-builds-max-age: seconds a -K directory stays */
+	unsigned long kept_max;         /* kept-builds-max: -K directories at most */
+	unsigned long long subst_unsigned_max; /* substitute-unsigned-max-size: bytes */
 };
 /* build-pids-max not given: derived from builds-pids-max (cix_build_limits_pids). */
 #define CIX_LIMIT_AUTO (~0UL)

@@ -43,6 +43,9 @@ void cix_build_limits_default(struct cix_build_limits *l)
 	l->memory_max = ram / 2;
 	l->shm_size = ram / 10;
 	l->tmp_size = ram / 10;
+	l->kept_max_age = 7ULL * 86400;
+	l->kept_max = 20;
+	l->subst_unsigned_max = 4ULL << 30;
 	l->builds_pids_max = pid_max() / 4;
 	l->pids_max = CIX_LIMIT_AUTO;
 }
@@ -131,6 +134,13 @@ int cix_build_limit_set(struct cix_build_limits *l, const char *name, const char
 		r = size_value(v, &l->shm_size);
 	} else if (!strcmp(name, "build-tmp-size")) {
 		r = size_value(v, &l->tmp_size);
+	} else if (!strcmp(name, "kept-builds-max-age")) {
+		r = seconds_value(v, &l->kept_max_age);
+	} else if (!strcmp(name, "kept-builds-max")) {
+		if ((r = number(v, NULL, NULL, COUNT_MAX, &x)) == 0)
+			l->kept_max = (unsigned long)x;
+	} else if (!strcmp(name, "substitute-unsigned-max-size")) {
+		r = size_value(v, &l->subst_unsigned_max);
 	} else if (!strcmp(name, "build-pids-max")) {
 		if ((r = number(v, NULL, NULL, COUNT_MAX, &x)) == 0)
 			l->pids_max = (unsigned long)x;

@@ -1,6 +1,7 @@
 /* substitute.c - finding substitutes: narinfos, trusted or not, remembered, planned */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "substitute.h"
+#include "conf.h"
 #include "cache-file.h"
 #include "db.h"
 #include "hash.h"
@@ -198,10 +199,17 @@ static int url_ok(const char *u)
 int cix_subst_unsigned_max_size(uint64_t *max, struct cix_err *err)
 {
 	const char *v = getenv("CIX_SUBSTITUTE_UNSIGNED_MAX_SIZE");
+	const struct cix_build_limits *l;
 	char *end;
+	int r;
 	*max = CIX_SUBST_UNSIGNED_MAX_SIZE;
-	if (!v || !*v)
+	if (!v || !*v) {
+		/* cix.conf's substitute-unsigned-max-size (none: no bound) */
+		if ((r = cix_build_limits_of_conf(&l, err)) < 0)
+			return r;
+		*max = l->subst_unsigned_max ? l->subst_unsigned_max : UINT64_MAX;
 		return 0;
+	}
 	errno = 0;
 	unsigned long long n = strtoull(v, &end, 10);
 	if (*v < '0' || *v > '9' || *end || errno)
@@ -225,7 +233,7 @@ static int unsigned_size_ok(const struct cix_narinfo *ni, const struct cix_subst
 		return 0;
 	return cix_error(err, -CIX_ELIMIT,
 			 "'%s' from '%s' is not signed and says its NAR has %llu bytes, more than"
-			 " the %llu of an unsigned substitute (CIX_SUBSTITUTE_UNSIGNED_MAX_SIZE)",
+			 " the %llu of an unsigned substitute (substitute-unsigned-max-size)",
 			 ni->store_path, sub->url, (unsigned long long)size,
 			 (unsigned long long)max);
 }

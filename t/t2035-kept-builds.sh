@@ -7,7 +7,8 @@ test_description='a failed build kept with -K stays in STATE/builds/kept-*, date
 CIX_STORE_DIR=$TRASH_DIRECTORY/store
 CIX_STATE_DIR=$TRASH_DIRECTORY/state
 CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+CIX_CONF_FILE=/dev/null
+export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
 # The builders are /bin/sh scripts: let the sandbox see the host's programs.
 CIX_EXTRA_SANDBOX_PATHS=
 for d in /bin /lib /lib32 /lib64 /usr; do
@@ -74,6 +75,23 @@ test_expect_success 'keeping one more: only the CIX_KEPT_BUILDS_MAX newest stay,
 	test -d state/builds/kept-c &&
 	test_path_is_missing state/builds/kept-a &&
 	test_path_is_missing state/builds/kept-b
+'
+
+test_expect_success 'kept-builds-max-age and kept-builds-max in cix.conf; the environment wins' '
+	fake kept-conf "3 hours ago" &&
+	printf "kept-builds-max-age = 2h\n" >conf &&
+	CIX_CONF_FILE=$PWD/conf cix build -f ok.scm >/dev/null &&
+	test_path_is_missing state/builds/kept-conf &&
+	test "$(kept | wc -l)" -ge 1 &&
+	fake kept-env "3 hours ago" &&
+	CIX_CONF_FILE=$PWD/conf CIX_KEPT_BUILDS_MAX_AGE=86400 cix build -f ok.scm >/dev/null &&
+	test -d state/builds/kept-env &&
+	printf "kept-builds-max = 1\n" >conf &&
+	CIX_CONF_FILE=$PWD/conf cix build -f ok.scm >/dev/null &&
+	test "$(kept | wc -l)" = 1 &&
+	printf "kept-builds-max = many\n" >conf &&
+	test_must_fail env CIX_CONF_FILE=$PWD/conf cix build -K -f fail2.scm 2>err &&
+	grep "invalid value for kept-builds-max" err
 '
 
 test_done

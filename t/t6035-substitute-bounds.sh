@@ -61,6 +61,16 @@ test_expect_success CURL,MOUNTNS 'CIX_SUBSTITUTE_UNSIGNED_MAX_SIZE: the true siz
 	unset CIX_SUBSTITUTE_UNSIGNED_MAX_SIZE
 '
 
+test_expect_success CURL,MOUNTNS 'substitute-unsigned-max-size in cix.conf; the environment wins' '
+	printf "substitute-unsigned-max-size = 1M\n" >conf2/cix.conf &&
+	refused c2 "more than the 1048576 of an unsigned substitute" &&
+	fresh2 && CIX_SUBSTITUTE_UNSIGNED_MAX_SIZE=$(sed -n "s/^NarSize: //p" "$(cat narinfo)") \
+		on2 cix store --substitute "file://$T/c" "$(cat path)" &&
+	printf "substitute-unsigned-max-size = none\n" >conf2/cix.conf &&
+	fresh2 && on2 cix store --substitute "file://$T/c" "$(cat path)" &&
+	rm conf2/cix.conf
+'
+
 test_expect_success CURL,MOUNTNS 'a NAR longer than its NarSize: cut there and refused' '
 	lie short "s/^NarSize: .*/NarSize: 1048576/" &&
 	refused short "cannot substitute"
