@@ -86,6 +86,15 @@ int main(void)
 	   c.limits.tmp_size == 1ULL << 30 &&
 	   c.limits.max_log == 0 && c.limits.timeout == 3 * 3600 &&
 	   c.limits.builds_pids_max == 64, "limits: sizes, none, hours, counts");
+	ok(d.kept_max_age == 7 * 86400 && d.kept_max == 20 && d.subst_unsigned_max == 4ULL << 30,
+	   "kept build directories: 7 days, 20; unsigned substitutes: 4 GiB");
+	is_int(cix_build_limit_set(&d, "kept-builds-max-age", "2d"), 1, "kept-builds-max-age");
+	is_int(cix_build_limit_set(&d, "kept-builds-max", "3"), 1, "kept-builds-max");
+	is_int(cix_build_limit_set(&d, "substitute-unsigned-max-size", "1G"), 1,
+	       "substitute-unsigned-max-size");
+	ok(d.kept_max_age == 2 * 86400 && d.kept_max == 3 && d.subst_unsigned_max == 1ULL << 30,
+	   "their values");
+	is_int(cix_build_limit_set(&d, "kept-builds-max", "three"), -1, "kept-builds-max: a number");
 	is_int(cix_build_limits_pids(&c.limits), 32, "a build's PIDs: half the total by default");
 	c.limits.pids_max = 1000;
 	is_int(cix_build_limits_pids(&c.limits), 64, "a build's PIDs: at most the total");
