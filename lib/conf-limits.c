@@ -155,6 +155,7 @@ int cix_build_limit_set(struct cix_build_limits *l, const char *name, const char
 
 static pthread_once_t conf_once = PTHREAD_ONCE_INIT;
 static struct cix_build_limits conf_limits;
+static int conf_fod_host_loopback;
 static struct cix_err conf_err;
 static int conf_ret;
 
@@ -163,7 +164,15 @@ static void load_conf(void)
 	struct cix_conf c;
 	conf_ret = cix_conf_load(cix_conf_file(), &c, &conf_err);
 	conf_limits = c.limits;
+	/* A cix.conf that does not parse gives the safe default. */
+	conf_fod_host_loopback = conf_ret == 0 && c.fod_host_loopback;
 	cix_conf_release(&c);
+}
+
+int cix_conf_fod_host_loopback(void)
+{
+	pthread_once(&conf_once, load_conf);
+	return conf_fod_host_loopback;
 }
 
 int cix_build_limits_of_conf(const struct cix_build_limits **out, struct cix_err *err)

@@ -57,5 +57,7 @@ unsigned long cix_build_limits_pids(const struct cix_build_limits *l);
  * options name none (local builds; the daemon passes its own).
  */
 int cix_build_limits_of_conf(const struct cix_build_limits **out, struct cix_err *err);
+/* fod-host-loopback of cix_conf_file(), read with the limits (no when it does not parse). */
+int cix_conf_fod_host_loopback(void);
 
 #endif

@@ -30,16 +30,10 @@ int cix_sandbox_fod_network(void)
 {
 	const char *v = getenv("CIX_FOD_HOST_LOOPBACK");
 	int loopback = 0;
-	if (v && *v) {
+	if (v && *v)
 		loopback = yes(v);
-	} else {
-		/* A cix.conf that does not parse gives the safe default. */
-		struct cix_conf c;
-		struct cix_err err;
-		if (cix_conf_load(cix_conf_file(), &c, &err) == 0)
-			loopback = c.fod_host_loopback;
-		cix_conf_release(&c);
-	}
+	else
+		loopback = cix_conf_fod_host_loopback();
 	return CIX_SANDBOX_NET | (loopback ? CIX_SANDBOX_NET_HOST_LOOPBACK : 0);
 }
 
