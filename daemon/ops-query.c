@@ -384,11 +384,7 @@ static int op_query_substitutable_path_infos(struct conn *c, struct cix_err *err
 static unsigned long long lower_limit(unsigned long long daemon, unsigned long long client,
 				      unsigned long long max)
 {
-	if (client > max)
-		client = max;
-	if (!client || (daemon && daemon < client))
-		return daemon;
-	return client;
+	return cix_limit_lesser(daemon, client > max ? max : client);
 }
 
 /* maxBuildJobs: 0 builds nothing; -M given to the daemon is a ceiling. */

@@ -133,12 +133,6 @@ static void drv_job(const struct cix_drv *drv, struct cix_build_job *j)
 	env_list("CIX_EXTRA_SANDBOX_PATHS", &j->extra);
 }
 
-/* The lesser of two limits, 0 being none. */
-static unsigned long long lesser(unsigned long long a, unsigned long long b)
-{
-	return !a || (b && b < a) ? b : a;
-}
-
 /* The administrator's limits (the options' or cix.conf's), and the client's. */
 static int set_limits(struct cix_sandbox_spec *spec, const struct cix_build_opts *o,
 		      struct cix_err *err)
@@ -147,9 +141,9 @@ static int set_limits(struct cix_sandbox_spec *spec, const struct cix_build_opts
 	int r;
 	if (!l && (r = cix_build_limits_of_conf(&l, err)) < 0)
 		return r;
-	spec->timeout = (unsigned)lesser(o->timeout, l->timeout);
+	spec->timeout = (unsigned)cix_limit_lesser(o->timeout, l->timeout);
 	spec->max_silent = o->max_silent;
-	spec->max_log = lesser(o->max_log, l->max_log);
+	spec->max_log = cix_limit_lesser(o->max_log, l->max_log);
 	spec->max_procs = cix_build_limits_pids(l);
 	spec->all_max_procs = l->builds_pids_max;
 	spec->memory_max = l->memory_max;

@@ -169,6 +169,11 @@ static void load_conf(void)
 	cix_conf_release(&c);
 }
 
+unsigned long long cix_limit_lesser(unsigned long long a, unsigned long long b)
+{
+	return !a || (b && b < a) ? b : a;
+}
+
 int cix_conf_fod_host_loopback(void)
 {
 	pthread_once(&conf_once, load_conf);

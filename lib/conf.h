@@ -57,6 +57,8 @@ unsigned long cix_build_limits_pids(const struct cix_build_limits *l);
  * options name none (local builds; the daemon passes its own).
  */
 int cix_build_limits_of_conf(const struct cix_build_limits **out, struct cix_err *err);
+/* The lesser of two limits, 0 being none. */
+unsigned long long cix_limit_lesser(unsigned long long a, unsigned long long b);
 /* fod-host-loopback of cix_conf_file(), read with the limits (no when it does not parse). */
 int cix_conf_fod_host_loopback(void);
 
