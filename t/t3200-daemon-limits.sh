@@ -43,26 +43,7 @@ $| = 1;
 alarm 90;
 
 sub conn { IO::Socket::UNIX->new(Type => SOCK_STREAM, Peer => $path) or die "connect: $!\n"; }
-sub u64 { pack 'Q<', $_[0] }
-sub str { my $s = shift; u64(length $s) . $s . ("\0" x ((8 - length($s) % 8) % 8)) }
-sub put { my ($s, $b) = @_; my $o = 0; while ($o < length $b) { my $n = syswrite($s, $b, length($b) - $o, $o); defined $n or return 0; $o += $n; } 1 }
-sub get {
-	my ($s, $n) = @_;
-	my $buf = '';
-	while (length $buf < $n) {
-		my $r = sysread($s, $buf, $n - length $buf, length $buf);
-		return undef if !$r;
-	}
-	$buf;
-}
-sub get_u64 { my $b = get($_[0], 8); defined $b ? unpack('Q<', $b) : undef }
-sub get_str {
-	my $s = shift;
-	my $n = get_u64($s);
-	return undef if !defined $n || $n > 65536;
-	my $b = get($s, $n + (8 - $n % 8) % 8);
-	defined $b ? substr($b, 0, $n) : undef;
-}
+require "$ENV{CIX_SRC_DIR}/t/lib-wire.pl";
 # Frames up to LAST (''), an error ("error: MESSAGE"), or the end ('eof').
 sub frames {
 	my $s = shift;
