@@ -139,8 +139,13 @@ struct cix_writer *cix_writer_open(const char *path)
 	while (flock(w->fd, LOCK_EX) < 0)
 		if (errno != EINTR)
 			goto fail;
+	/*
+	 * Every block of the file allocated, not a sparse file: a store on a
+	 * full disk must not turn a write to the mapping into SIGBUS (without
+	 * the file, SQLite's locks serve alone).
+	 */
 	if (fstat(w->fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    ((size_t)st.st_size < MAP_SIZE && ftruncate(w->fd, MAP_SIZE) < 0))
+	    posix_fallocate(w->fd, 0, (off_t)MAP_SIZE) != 0)
 		goto fail;
 	w->map = mmap(NULL, MAP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, 0);
 	if (w->map == MAP_FAILED || set_up(w) < 0)
