@@ -136,17 +136,22 @@ test_expect_success NIX 'kill -9 during an import leaves no valid partial path' 
 	nixs --export "$b" >big.export &&
 	for delay in 0.05 0.2 0.4; do
 		fresh_store &&
-		cix store --import <big.export >/dev/null 2>&1 &
+		cix store --import <big.export >/dev/null 2>killed.err &
 		pid=$! &&
 		sleep $delay &&
 		kill -9 $pid 2>/dev/null
 		wait $pid 2>/dev/null
 		if cix store --check-validity "$b" 2>/dev/null; then
-			cix store --verify-path "$b" || return 1
+			cix store --verify-path "$b" ||
+				{ echo "killed after $delay s: valid but wrong"; return 1; }
 		fi
-		cix store --import <big.export >/dev/null &&
-		cix store --verify-path "$b" &&
-		test "$(ls -A store/.cix-tmp | wc -l)" = 0 || return 1
+		cix store --import <big.export >/dev/null 2>again.err ||
+			{ echo "killed after $delay s: the next import failed"; cat killed.err again.err; return 1; }
+		cix store --verify-path "$b" ||
+			{ echo "killed after $delay s: imported again but wrong"; return 1; }
+		ls -lA store/.cix-tmp >left &&
+		test "$(ls -A store/.cix-tmp | wc -l)" = 0 ||
+			{ echo "killed after $delay s: temporaries left"; cat left killed.err; return 1; }
 	done
 '
 

@@ -242,10 +242,10 @@ run_checks () {
 		grep "^PROBE http" $tag-fail.log &&
 		none_left &&
 		d=$(drv $tag-gate "gate = \"1\";") &&
-		{ $RUNAS env $(b_env) "$CIX_BUILD_DIR/cix" store -r $d >gate.out 2>gate.log & } &&
+		{ $RUNAS env $(b_env) "$CIX_BUILD_DIR/cix" store -r $d >$tag-gate.out 2>$tag-gate.log & } &&
 		rpid=$! &&
-		i=0 && while ! grep -qs "^PROBE http" gate.log && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done &&
-		grep "^PROBE http" gate.log &&
+		i=0 && while ! grep -qs "^PROBE http" $tag-gate.log && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done &&
+		grep "^PROBE http" $tag-gate.log &&
 		cpid=$(cix_pid $d) && echo "cix: $cpid" && echo $cpid >>gatepids &&
 		p=$(slirp_pids) && echo "slirp4netns: $p" && test -n "$p" &&
 		# it holds no descriptor of the build: its own pipes, tun and sockets only
