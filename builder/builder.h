@@ -40,6 +40,8 @@ struct elf_dyninfo {
 	char **runpath;		/* DT_RUNPATH split on ':', else DT_RPATH's */
 	size_t nr_runpath;
 	int has_runpath;	/* 1 DT_RUNPATH, 2 DT_RPATH only, 0 neither */
+	uint64_t runpath_offset;	/* where that string is in the file */
+	size_t runpath_len;		/* and its length, without its NUL */
 };
 
 /* Whether buf starts with the ELF magic. */
@@ -107,6 +109,8 @@ int gb_walk(const char *path, gb_visit_fn visit, void *ctx, char *err, size_t er
 
 /* The value of an environment variable, or def when unset. */
 const char *gb_env_or(const char *name, const char *def);
+/* s with each ${NAME} replaced by that variable's value (malloc'd), or NULL. */
+char *gb_expand_vars(const char *s, char *err, size_t errlen);
 
 /* ---- phases.c ---- */
 
@@ -145,9 +149,23 @@ int gb_patch_makefiles_tree(const char *dir, const char *bash, char *err, size_t
 
 /* ---- strip.c ---- */
 
+enum { KIND_NONE, KIND_ELF, KIND_ARCHIVE };
+/* The kind of the regular file name in dirfd, by its magic. */
+int gb_file_kind(int dirfd, const char *name);
+int gb_is_real_dir(const char *path);
+int gb_ends_with(const char *s, const char *suffix);
+
 /* tool_prefix: "" or "TRIPLET-" (the target's strip and objcopy). */
 int gb_strip_outputs(struct gb_output *outs, size_t nr, const char *tool_prefix, char *err,
 		     size_t errlen);
+/* ---- runpath.c ---- */
+
 int gb_validate_runpath_outputs(struct gb_output *outs, size_t nr, char *err, size_t errlen);
+/*
+ * Drop from each RUNPATH of the outputs the store directories that hold
+ * none of the libraries the file needs (the ld wrapper adds one for each
+ * library a link names, also those --as-needed leaves out).
+ */
+int gb_shrink_runpath_outputs(struct gb_output *outs, size_t nr, char *err, size_t errlen);
 
 #endif

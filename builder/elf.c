@@ -231,6 +231,8 @@ static int read_dynamic(const struct elf_img *img, struct elf_dyninfo *info,
 		if ((tag == DT_RUNPATH && !info->has_runpath) ||
 		    (tag == DT_RPATH && !have_runpath && !info->has_runpath)) {
 			int r = split_runpath(info, s, err, errlen);
+			info->runpath_offset = stroff + val;
+			info->runpath_len = strlen(s);
 			free(s);
 			if (r)
 				return r;

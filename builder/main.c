@@ -13,7 +13,7 @@
 
 static const char default_phases[] =
 	"set-paths unpack patch-source-shebangs configure patch-generated-file-shebangs "
-	"build check install patch-shebangs strip validate-runpath";
+	"build check install patch-shebangs strip shrink-runpath validate-runpath";
 
 /* A boolean variable: unset -> def, "1" -> 1, "" or "0" -> 0, else exit. */
 static int env_bool(const char *name, int def)
@@ -121,6 +121,20 @@ static long read_cores(void)
 	return n < 1 ? 1 : n > 1024 ? 1024 : n;
 }
 
+/* ${NAME} in the flags: the variable's value. */
+static int expand_flags(struct strv *flags, char *err, size_t errlen)
+{
+	size_t i;
+	for (i = 0; i < flags->nr; i++) {
+		char *x = gb_expand_vars(flags->v[i], err, errlen);
+		if (!x)
+			return -1;
+		free(flags->v[i]);
+		flags->v[i] = x;
+	}
+	return 0;
+}
+
 static int valid_phase_name(const char *s)
 {
 	if (!*s)
@@ -171,6 +185,11 @@ int main(int argc, char **argv)
 	b.build = gb_env_or("build", NULL);
 	strv_split(&b.configure_flags, getenv("configureFlags"), "\n");
 	strv_split(&b.make_flags, getenv("makeFlags"), "\n");
+	if (expand_flags(&b.configure_flags, err, sizeof(err)) ||
+	    expand_flags(&b.make_flags, err, sizeof(err))) {
+		gb_note("%s", err);
+		return 1;
+	}
 
 	strv_split(&phases, gb_env_or("phases", default_phases), " \t\n");
 	for (i = 0; i < phases.nr; i++) {

@@ -385,6 +385,11 @@ static int phase_strip(struct gb_build *b, char *err, size_t errlen)
 	return gb_strip_outputs(b->outs, b->nr_outs, "", err, errlen);
 }
 
+static int phase_shrink_runpath(struct gb_build *b, char *err, size_t errlen)
+{
+	return gb_shrink_runpath_outputs(b->outs, b->nr_outs, err, errlen);
+}
+
 static int phase_validate_runpath(struct gb_build *b, char *err, size_t errlen)
 {
 	if (!b->validate) {
@@ -405,6 +410,7 @@ const struct gb_phase gb_builtin_phases[] = {
 	{ "install", phase_install },
 	{ "patch-shebangs", phase_patch_shebangs },
 	{ "strip", phase_strip },
+	{ "shrink-runpath", phase_shrink_runpath },
 	{ "validate-runpath", phase_validate_runpath },
 	{ NULL, NULL },
 };

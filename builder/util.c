@@ -302,3 +302,50 @@ int gb_walk(const char *path, gb_visit_fn visit, void *ctx, char *err, size_t er
 	}
 	return walk_dir(fd, path, 1, visit, ctx, err, errlen);
 }
+
+/*
+ * Expand each ${NAME} in s with the value of that environment variable (an
+ * input's store path, $out...): flags may then name where inputs are, as
+ * Guix computes them on the build side. Any other '$' is left as it is.
+ */
+char *gb_expand_vars(const char *s, char *err, size_t errlen)
+{
+	size_t len = 0, alloc = strlen(s) + 1;
+	char *out = gb_xmalloc(alloc);
+
+	while (*s) {
+		const char *val = NULL, *end;
+		size_t n;
+		if (s[0] == '$' && s[1] == '{') {
+			char name[128];
+			for (end = s + 2; (*end >= 'A' && *end <= 'Z') || (*end >= 'a' && *end <= 'z') ||
+					  (*end >= '0' && *end <= '9') || *end == '_'; end++)
+				;
+			n = (size_t)(end - (s + 2));
+			if (*end != '}' || !n || n >= sizeof(name) || (s[2] >= '0' && s[2] <= '9')) {
+				snprintf(err, errlen, "bad variable reference in '%s'", gb_quote(s));
+				free(out);
+				return NULL;
+			}
+			memcpy(name, s + 2, n);
+			name[n] = 0;
+			if (!(val = getenv(name))) {
+				snprintf(err, errlen, "'${%s}' names no variable of the build", name);
+				free(out);
+				return NULL;
+			}
+			s = end + 1;
+		}
+		n = val ? strlen(val) : 1;
+		if (len + n + 1 > alloc) {
+			alloc = (len + n + 1) * 2;
+			out = gb_xrealloc(out, alloc);
+		}
+		memcpy(out + len, val ? val : s, n);
+		len += n;
+		if (!val)
+			s++;
+	}
+	out[len] = 0;
+	return out;
+}

@@ -152,6 +152,41 @@ static int set_limits(struct cix_sandbox_spec *spec, const struct cix_build_opts
 	return 0;
 }
 
+/*
+ * __cixBinSh: the program the derivation wants at /bin/sh in its sandbox,
+ * a file of its own inputs (so the derivation's hash covers it). Only the
+ * first stages of the tool chain ask, whose seed programs (Debian's awk,
+ * Python, C library) run /bin/sh and cannot be patched; nothing else has
+ * a /bin/sh. NULL when not asked; an error when not an input's file.
+ */
+static int bin_sh_of(const struct building *b, const struct cix_db_graph *inputs,
+		     char **host, struct cix_err *err)
+{
+	const char *want = cix_drv_getenv(b->drv, "__cixBinSh");
+	size_t n = strlen(b->s->store_dir);
+	char *real;
+	*host = NULL;
+	if (!want)
+		return 0;
+	real = realpath(want, NULL);
+	if (!real || strncmp(real, b->s->store_dir, n) || real[n] != '/')
+		goto bad;
+	for (size_t i = 0; i < inputs->nr; i++) {
+		size_t l = strlen(inputs->paths[i]);
+		if (!strncmp(real, inputs->paths[i], l) && real[l] == '/') {
+			struct stat st;
+			if (stat(real, &st) < 0 || !S_ISREG(st.st_mode))
+				break;
+			*host = real;
+			return 0;
+		}
+	}
+bad:
+	free(real);
+	return cix_error(err, -CIX_EINVAL, "'%s': __cixBinSh '%s' is not a file of its inputs",
+			 b->drv_path, want);
+}
+
 static int run_sandboxed(struct building *b, const struct cix_build_job *job, char **envp,
 			 const char *root, const struct cix_db_graph *inputs,
 			 struct cix_build_log *log, int *status, struct cix_err *err)
@@ -160,13 +195,21 @@ static int run_sandboxed(struct building *b, const struct cix_build_job *job, ch
 	struct cix_sandbox_spec spec = { 0 };
 	struct cix_sandbox_result res;
 	struct tee t = { .in = -1, .log = log, .echo_fd = b->opts->log_fd };
-	struct cix_sandbox_bind *binds = xcalloc(job->hosts.nr + 1, sizeof(*binds));
+	struct cix_sandbox_bind *binds = xcalloc(job->hosts.nr + 2, sizeof(*binds));
+	size_t nr_binds = job->hosts.nr;
+	char *sh = NULL;
 	int pfd[2], r;
 	pthread_t th;
 
 	for (size_t i = 0; i < job->hosts.nr; i++) {
 		binds[i].host = job->hosts.v[i];
 		binds[i].inside = job->insides.v[i];
+	}
+	if ((r = bin_sh_of(b, inputs, &sh, err)) < 0)
+		goto out;
+	if (sh) {
+		binds[nr_binds].host = sh;
+		binds[nr_binds++].inside = "/bin/sh";
 	}
 	spec.root = root;
 	spec.store_dir = b->s->store_dir;
@@ -175,7 +218,7 @@ static int run_sandboxed(struct building *b, const struct cix_build_job *job, ch
 	spec.extra_paths = (const char *const *)job->extra.v;
 	spec.nr_extra_paths = job->extra.nr;
 	spec.binds = binds;
-	spec.nr_binds = job->hosts.nr;
+	spec.nr_binds = nr_binds;
 	spec.build_dir = b->build_dir;
 	spec.builder = job->builder;
 	spec.argv = job->argv.v;
@@ -219,6 +262,7 @@ static int run_sandboxed(struct building *b, const struct cix_build_job *job, ch
 			      "at build-memory-max, %llu bytes)", b->drv_path, spec.memory_max);
 out:
 	free(binds);
+	free(sh);
 	return r;
 }
 

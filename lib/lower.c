@@ -436,6 +436,12 @@ static int make_package_drv(struct cix_lower *l, struct cix_package *p, struct c
 		strbuf_add(&var, p->env.v[i], (size_t)(eq - p->env.v[i]));
 		cix_drv_setenv(drv, var.buf, eq + 1);
 	}
+	for (size_t i = 0; i < p->nr_env_refs; i++) {
+		strbuf_reset(&var);
+		if ((r = resolve_arg(p, &p->env_refs[i], &var, err)) < 0)
+			goto out;
+		cix_drv_setenv(drv, p->env_ref_keys[i], var.buf);
+	}
 	if (p->has_source) {
 		add_input(drv, &p->source);
 		cix_drv_setenv(drv, "src", cix_input_path(&p->source));

@@ -102,6 +102,9 @@ struct cix_package {
 	 * see builder/); for trivial: builder (a program) and args.
 	 */
 	struct strvec env;             /* KEY=VALUE */
+	char **env_ref_keys;           /* KEY=an input's path and text, by label */
+	struct cix_arg *env_refs;
+	size_t nr_env_refs, alloc_env_refs;
 	struct cix_arg *builder;       /* trivial: the program (NULL: bash of the bootstrap) */
 	struct cix_arg *args;          /* its arguments */
 	size_t nr_args, alloc_args;

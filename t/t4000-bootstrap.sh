@@ -7,6 +7,7 @@ real_home=${HOME:-/root}
 
 MB=$CIX_SRC_DIR/scripts/make-bootstrap
 UNPACK=$CIX_SRC_DIR/distro/bootstrap/unpack-bootstrap.sh
+WRAPPER=$CIX_SRC_DIR/distro/bootstrap/gcc-wrapper.in
 # make-bootstrap takes a minute or two: its results are kept between runs,
 # keyed by the script's own hash (the pins are in it).
 CACHE=${CIX_BOOTSTRAP_CACHE:-$real_home/.cache/cix}
@@ -89,7 +90,7 @@ test_expect_success BOOTSTRAP,NIX 'the hashes and store paths make-bootstrap pri
 '
 
 cat >boot.nix <<\EOF
-{ tarball, busybox, script }:
+{ tarball, busybox, script, wrapper }:
 let sys = "x86_64-linux"; in rec {
   boot = derivation {
     name = "bootstrap-tools"; system = sys;
@@ -97,6 +98,7 @@ let sys = "x86_64-linux"; in rec {
     args = [ "sh" "-e" (builtins.storePath script) ];
     tarball = builtins.storePath tarball;
     busybox = builtins.storePath busybox;
+    wrapper = builtins.storePath wrapper;
   };
   hello = derivation {
     name = "hello-boot"; system = sys;
@@ -131,12 +133,15 @@ test_expect_success BOOTSTRAP,NIX 'inputs added to cix and Nix give the same sto
 	tb=$(cix store --add-fixed sha256 "$BOOT/bootstrap-tools-gnu.tar.xz") &&
 	bb=$(cix store --add "$BOOT/busybox") &&
 	us=$(cix store --add "$UNPACK") &&
+	wr=$(cix store --add "$WRAPPER") &&
 	test "$tb" = "$(nixs --add-fixed sha256 "$BOOT/bootstrap-tools-gnu.tar.xz")" &&
 	test "$bb" = "$(nixs --add "$BOOT/busybox")" &&
 	test "$us" = "$(nixs --add "$UNPACK")" &&
+	test "$wr" = "$(nixs --add "$WRAPPER")" &&
 	for x in boot hello; do
 		nix-instantiate --store "$N" boot.nix -A $x --argstr tarball "$tb" \
-			--argstr busybox "$bb" --argstr script "$us" >$x.drv 2>inst.err ||
+			--argstr busybox "$bb" --argstr script "$us" --argstr wrapper "$wr" \
+			>$x.drv 2>inst.err ||
 			{ cat inst.err; return 1; }
 	done &&
 	nixs --export $(cat boot.drv hello.drv) >drvs.export &&
@@ -188,7 +193,7 @@ test_expect_success BOOTSTRAP,NIX 'realised again in a fresh store, the bootstra
 	cix store -r --check $(cat boot.drv) >/dev/null 2>check.log &&
 	chmod -R u+w store && mv store store.1 && mv state state.1 &&
 	cix store --add-fixed sha256 "$BOOT/bootstrap-tools-gnu.tar.xz" >/dev/null &&
-	cix store --add "$BOOT/busybox" "$UNPACK" >/dev/null &&
+	cix store --add "$BOOT/busybox" "$UNPACK" "$WRAPPER" >/dev/null &&
 	cix store --import <drvs.export >/dev/null &&
 	test "$(cix store -r $(cat boot.drv) 2>/dev/null)" = "$(cat boot.out)" &&
 	cix store -q --hash "$(cat boot.out)" >hash2 &&

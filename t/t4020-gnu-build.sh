@@ -157,6 +157,7 @@ test_expect_success BUILDER 'a full build with the default phases' '
 	install
 	patch-shebangs
 	strip
+	shrink-runpath
 	validate-runpath
 	EOF
 	started_phases >actual &&
@@ -281,6 +282,30 @@ test_expect_success BUILDER 'validate-runpath fails on libc without a RUNPATH to
 	grep "^gnu-build: phase '"'"'validate-runpath'"'"' failed: .*needs '"'"'libc.so.6'"'"'" build.log &&
 	run_build makeFlags= validateRunpath=0 &&
 	grep "validateRunpath is off" build.log
+'
+
+test_expect_success BUILDER 'shrink-runpath drops the store directories no NEEDED library is in' '
+	mkdir -p "$S/unused/lib" &&
+	run_build makeFlags="LDFLAGS=-Wl,-rpath,$LIBCDIR:$S/unused/lib" &&
+	grep "^gnu-build: RUNPATH of '"'"'$S/out/bin/hello'"'"': 1 of 2 entries kept$" build.log &&
+	readelf -d "$S/out/bin/hello" >d &&
+	grep "(RUNPATH) *Library runpath: \[$LIBCDIR\]" d &&
+	"$S/out/bin/hello" &&
+	readelf -d "$S/out/bin/good" >d &&
+	grep "(RUNPATH) *Library runpath: \[$LIBCDIR:\$ORIGIN/../lib\]" d &&
+	"$S/out/bin/good"
+'
+
+test_expect_success BUILDER '${NAME} in the flags is the build'"'"'s variable NAME' '
+	run_build configureFlags="--with-out=\${out}/x
+--literal=\$out" &&
+	printf "%s\n" "--prefix=$S/out" "--with-out=$S/out/x" "--literal=\$out" >expect &&
+	test_cmp expect "$TOP/proj-1.0/configure.args" &&
+	test_expect_code 1 run_build makeFlags="X=\${no_such_variable}" &&
+	grep "^gnu-build: .\${no_such_variable}. names no variable of the build$" build.log &&
+	test_expect_code 1 run_build makeFlags="X=\${bad name}" &&
+	grep "^gnu-build: bad variable reference" build.log &&
+	! grep "^starting phase" build.log
 '
 
 test_expect_success BUILDER 'phase_NAME snippets replace a phase and add new ones' '

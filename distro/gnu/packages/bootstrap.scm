@@ -4,7 +4,8 @@
   #:use-module (guix packages)
   #:use-module (guix build-system trivial)
   #:use-module (guix licenses)
-  #:export (%bootstrap-tarball %bootstrap-busybox %bootstrap-tools %gnu-build))
+  #:export (%bootstrap-tarball %bootstrap-busybox %bootstrap-tools %gnu-build
+            data-file))
 
 ;;; The bootstrap binaries are made by scripts/make-bootstrap from pinned
 ;;; Debian 12 packages, reproducibly (the same bytes on every machine), and
@@ -38,7 +39,9 @@
     (inputs `(("tarball" ,%bootstrap-tarball)
               ("busybox" ,%bootstrap-busybox)
               ("script" ,(local-file (data-file "distro/bootstrap/unpack-bootstrap.sh")
-                                     "unpack-bootstrap.sh"))))
+                                     "unpack-bootstrap.sh"))
+              ("wrapper" ,(local-file (data-file "distro/bootstrap/gcc-wrapper.in")
+                                      "gcc-wrapper.in"))))
     (arguments
      '(#:implicit-inputs? #f
        #:builder ((input "busybox" "/bin/busybox") "sh" "-e" (input "script"))))

@@ -7,11 +7,13 @@
 
 ;;; The phases are run by cix's builder (builder/, a C program compiled in
 ;;; the store by the bootstrap compiler, so an input of every package). A
-;;; phase is its name (built in) or (NAME . SHELL-SNIPPET).
+;;; phase is its name (built in) or (NAME . SHELL-SNIPPET). In the flags,
+;;; ${NAME} is the value of the build's variable NAME when the builder
+;;; starts: ${out}, or an input's store path by its label (- and . as _).
 (define %standard-phases
   '(set-paths unpack patch-source-shebangs configure
     patch-generated-file-shebangs build check install patch-shebangs strip
-    validate-runpath))
+    shrink-runpath validate-runpath))
 
 (define (phase-name p) (if (pair? p) (car p) p))
 
@@ -25,17 +27,26 @@
 
 ;;; (modify-phases PHASES (delete 'NAME) (replace 'NAME SNIPPET)
 ;;;                (add-before 'NAME 'NEW SNIPPET) (add-after 'NAME 'NEW SNIPPET) ...)
+;;; The clauses' keywords are matched by name, not by binding: a package
+;;; module that imports (srfi srfi-1), whose `delete' is not Guile's, can
+;;; still write (delete 'NAME).
 (define-syntax modify-phases
-  (syntax-rules (delete replace add-before add-after)
-    ((_ phases) phases)
-    ((_ phases (delete name) clause ...)
-     (modify-phases (%delete phases name) clause ...))
-    ((_ phases (replace name snippet) clause ...)
-     (modify-phases (%replace phases name snippet) clause ...))
-    ((_ phases (add-before where name snippet) clause ...)
-     (modify-phases (%add phases where name snippet #t) clause ...))
-    ((_ phases (add-after where name snippet) clause ...)
-     (modify-phases (%add phases where name snippet #f) clause ...))))
+  (lambda (x)
+    (define (is? id name) (eq? (syntax->datum id) name))
+    (syntax-case x ()
+      ((_ phases) #'phases)
+      ((_ phases (kw name) clause ...)
+       (is? #'kw 'delete)
+       #'(modify-phases (%delete phases name) clause ...))
+      ((_ phases (kw name snippet) clause ...)
+       (is? #'kw 'replace)
+       #'(modify-phases (%replace phases name snippet) clause ...))
+      ((_ phases (kw where name snippet) clause ...)
+       (is? #'kw 'add-before)
+       #'(modify-phases (%add phases where name snippet #t) clause ...))
+      ((_ phases (kw where name snippet) clause ...)
+       (is? #'kw 'add-after)
+       #'(modify-phases (%add phases where name snippet #f) clause ...)))))
 
 (define (%delete phases name)
   (check-phase 'delete phases name)
@@ -79,7 +90,7 @@
      "gnu-build-system" arguments
      '(#:configure-flags #:make-flags #:tests? #:test-target #:parallel-build?
        #:parallel-tests? #:out-of-source? #:strip-binaries? #:validate-runpath?
-       #:phases)
+       #:phases #:implicit-inputs? #:bin-sh)
      location))
   (define (arg key default) (let ((p (assq key args))) (if p (cdr p) default)))
   (define phases (arg #:phases %standard-phases))
@@ -108,12 +119,28 @@
              (if target
                  `(("target" . ,target) ("build" . ,(build-triplet)))
                  '())
+             ;; #:bin-sh (input LABEL SUFFIX): that file of an input at
+             ;; /bin/sh in the sandbox, for the first stages of the tool
+             ;; chain only, whose seed programs run /bin/sh.
+             (let ((sh (arg #:bin-sh #f)))
+               (if sh
+                   (begin
+                     (unless (and (pair? sh) (eq? (car sh) 'input) (pair? (cdr sh))
+                                  (string? (cadr sh)) (pair? (cddr sh))
+                                  (string? (caddr sh)))
+                       (error (format #f "gnu-build-system: #:bin-sh is (input LABEL FILE), not ~s" sh)))
+                     `(("__cixBinSh" . (,(cadr sh) . ,(caddr sh)))))
+                   '()))
              (filter-map (lambda (p)
                            (and (pair? p) (cons (variable-name (car p)) (cdr p))))
                          phases)))
     (builder . #f)
     (args . ())
-    (implicit . ,(append (bootstrap-inputs '("bootstrap-tools" "gnu-build"))
+    ;; #:implicit-inputs? #f: the builder only; the package names its tool
+    ;; chain among its inputs (the stages of (gnu packages commencement)).
+    (implicit . ,(append (bootstrap-inputs (if (arg #:implicit-inputs? #t)
+                                               '("bootstrap-tools" "gnu-build")
+                                               '("gnu-build")))
                          (if target
                              (list (list "cross-tools" (cross-tool-chain target)))
                              '())))))

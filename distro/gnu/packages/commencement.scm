@@ -1,0 +1,510 @@
+;;; commencement.scm - (gnu packages commencement): the distribution's own
+;;; tool chain, built in stages from the bootstrap binaries
+;;; SPDX-License-Identifier: GPL-3.0-or-later
+(define-module (gnu packages commencement)
+  #:use-module (guix packages)
+  #:use-module (guix download)
+  #:use-module (guix build-system gnu)
+  #:use-module (guix build-system trivial)
+  #:use-module (guix licenses)
+  #:use-module (gnu packages bootstrap)
+  #:use-module (gnu packages m4)
+  #:export (%bootstrap-tools-full
+            linux-headers
+            glibc
+            binutils
+            bash
+            gcc
+            gcc-toolchain))
+
+;;; How the chain is made (doc/bootstrap.md tells why):
+;;;
+;;;   bootstrap-tools-full  Debian's gcc, g++, binutils, glibc and Python,
+;;;                         unpacked in the store (the seeds)
+;;;   linux-headers         the kernel's API headers, from source
+;;;   glibc                 built by the seeds' compiler, which it never
+;;;                         links with; system() and popen() run a static
+;;;                         Bash built in the same derivation against this
+;;;                         glibc, kept in its libexec/
+;;;
+;;; Every package of a stage says #:implicit-inputs? #f and names its tool
+;;; chain among its inputs, so that nothing of an earlier stage comes in
+;;; unless asked for.  Stages that are only a means are hidden.
+
+;;; The second seed: g++ and Python 3 (scripts/make-bootstrap --extra),
+;;; which only the chain's builds need (GCC is written in C++, glibc's
+;;; build runs Python).
+(define %bootstrap-tarball-extra
+  (bootstrap-item "bootstrap-tools-extra.tar.xz"
+                  (base32 "09dd6545lbg0mlshprw3j4gqrxqx2i267ljqgw1ilfrz6jr6slhz")
+                  #f))
+
+(define %bootstrap-tools-full
+  (package
+    (inherit %bootstrap-tools)
+    (name "bootstrap-tools-full")
+    (inputs `(("tarball" ,%bootstrap-tarball)
+              ("extra" ,%bootstrap-tarball-extra)
+              ("busybox" ,%bootstrap-busybox)
+              ("script" ,(local-file (data-file "distro/bootstrap/unpack-bootstrap.sh")
+                                     "unpack-bootstrap.sh"))
+              ("wrapper" ,(local-file (data-file "distro/bootstrap/gcc-wrapper.in")
+                                      "gcc-wrapper.in"))))
+    (description "The bootstrap binaries with g++ and Python 3, from which the
+distribution's own tool chain is built.")))
+
+;;; The inputs of a package built by the seeds.
+(define (boot0-inputs)
+  `(("bootstrap-tools" ,%bootstrap-tools-full)))
+
+(define linux-headers
+  (package
+    (name "linux-headers")
+    (version "6.1.176")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "mirror://kernel.org/linux/kernel/v6.x/linux-"
+                                  version ".tar.xz"))
+              ;; Debian's linux_6.1.176.orig.tar.xz: upstream's tree less the
+              ;; files Debian cannot distribute (firmware blobs), repacked; the
+              ;; offline mirror is filled from Debian, so this is its hash.
+              (sha256
+               (base32 "0155wdk3s58nyfqwdz2r7z7dbn4pvfvjms3qv7qa7vizjwjl1bcs"))))
+    (build-system gnu-build-system)
+    (inputs (boot0-inputs))
+    (arguments
+     (list #:implicit-inputs? #f
+           #:tests? #f                  ; headers only: nothing to test
+           #:phases
+           (modify-phases %standard-phases
+             (delete 'configure)
+             (replace 'build
+               "sh=$(command -v bash)
+make -j\"${NIX_BUILD_CORES:-1}\" ARCH=x86_64 HOSTCC=gcc SHELL=\"$sh\" CONFIG_SHELL=\"$sh\" headers")
+             (replace 'install
+               "mkdir -p \"$out/include\"
+cd usr/include
+find . -name '*.h' -type f | while read -r f; do
+  mkdir -p \"$out/include/${f%/*}\"
+  cp \"$f\" \"$out/include/$f\"
+done
+test -f \"$out/include/linux/version.h\"
+test -f \"$out/include/asm/unistd_64.h\""))))
+    (synopsis "Linux kernel's headers for user space")
+    (description "The headers of the Linux kernel's programming interface
+for programs in user space (system calls, ioctls, structures), which the C
+library is built against.")
+    (home-page "https://www.kernel.org/")
+    (license gpl2)))
+
+;;; Tools that glibc's build needs, built by the seeds; hidden, as every
+;;; means of the chain.  Their suites run when the distribution's own
+;;; packages of them are built.
+(define (boot0 p name)
+  (package
+    (inherit p)
+    (name name)
+    (inputs (boot0-inputs))
+    (arguments (list #:implicit-inputs? #f #:tests? #f))
+    (properties '((hidden? . #t)))))
+
+(define m4-boot0 (boot0 m4 "m4-boot0"))
+
+(define bison-boot0
+  (package
+    (name "bison-boot0")
+    (version "3.8.2")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "mirror://gnu/bison/bison-" version ".tar.xz"))
+              ;; Debian's bison_3.8.2+dfsg.orig.tar.xz: upstream's less the
+              ;; manual's GFDL sources.
+              (sha256
+               (base32 "1rbv2wffgafjx1jgancyp0amhxppw54zm9v2iy122hfkdp4s7y6z"))))
+    (build-system gnu-build-system)
+    (inputs `(,@(boot0-inputs) ("m4" ,m4-boot0)))
+    (arguments
+     (list #:implicit-inputs? #f
+           #:tests? #f
+           #:phases
+           (modify-phases %standard-phases
+             ;; The manual's sources are not in Debian's tarball: they are
+             ;; made empty and old, and what the build makes of them (the
+             ;; info file, the examples extracted) new.
+             (add-after 'configure 'no-manual
+               "set -e
+touch -d @86400 doc/bison.texi
+for f in $(make -p -n -q doc/bison.info 2>/dev/null | sed -n 's|^[.]/doc/bison.info: *||p; s|^doc/bison.info: *||p'); do
+  test -e \"$f\" || { mkdir -p \"${f%/*}\"; touch -d @86400 \"$f\"; }
+done
+echo 'The manual of Bison is not in the sources this was built from.' >doc/bison.info
+touch examples/extracted.stamp doc/bison.info"))
+           ;; Perl, which is not there, only edits the manual.
+           #:make-flags '("PERL=true")))
+    (synopsis "Parser generator (for the tool chain's build)")
+    (description "GNU Bison, built by the bootstrap binaries for glibc's
+build.")
+    (home-page "https://www.gnu.org/software/bison/")
+    (license gpl3+)
+    (properties '((hidden? . #t)))))
+
+;;; The raw compiler of the seeds, not its wrapper: glibc links nothing of
+;;; the seeds' C library and sets its programs' interpreter itself.
+(define %seed-cc "${bootstrap_tools}/usr/bin/x86_64-linux-gnu-gcc-12")
+
+(define %bash-source
+  (origin
+    (method url-fetch)
+    (uri "mirror://gnu/bash/bash-5.2.15.tar.gz")
+    ;; Debian's bash_5.2.15.orig.tar.gz: bash 5.2 with upstream's patches
+    ;; 1 to 15 applied, a tree Debian made (upstream ships bash-5.2.tar.gz
+    ;; and the patches).
+    (sha256 (base32 "0l8gc1bavrd896kx3hwcrlrly7m4jq8fr423kqai61yrx705ncbs"))))
+
+(define glibc
+  (package
+    (name "glibc")
+    (version "2.36")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "mirror://gnu/glibc/glibc-" version ".tar.xz"))
+              ;; Debian's glibc_2.36.orig.tar.xz, a snapshot of upstream's
+              ;; release branch, not the glibc-2.36 release tarball.
+              (sha256
+               (base32 "1vh8ly99mc2d4nh90sn8fjm4v4hcy49zszlmcvwclv6lf0hc0hx5"))))
+    (build-system gnu-build-system)
+    (inputs `(,@(boot0-inputs)
+              ("linux-headers" ,linux-headers)
+              ("bison" ,bison-boot0)
+              ("busybox" ,%bootstrap-busybox)
+              ("bash-source" ,%bash-source)))
+    (arguments
+     (list #:implicit-inputs? #f
+           #:out-of-source? #t
+           ;; The seeds' awk and Python run /bin/sh (system(), pipes,
+           ;; subprocess): the seeds' static busybox is put there for this
+           ;; build (their bash finds its libraries from where it is).
+           #:bin-sh '(input "busybox" "/bin/busybox")
+           ;; Its suite takes longer than the whole chain on two cores; it
+           ;; is run by `make distro-check' (doc/bootstrap.md).
+           #:tests? #f
+           ;; Its libraries find each other through the loader's own
+           ;; directory, not a RUNPATH.
+           #:validate-runpath? #f
+           #:configure-flags
+           (list (string-append "CC=" %seed-cc)
+                 "--with-headers=${linux_headers}/include"
+                 "--disable-werror"
+                 "--disable-nscd"
+                 "--disable-build-nscd"
+                 "--without-selinux"
+                 "--enable-kernel=3.2"
+                 "libc_cv_slibdir=${out}/lib")
+           #:phases
+           (modify-phases %standard-phases
+             (add-after 'unpack 'use-store-shell
+               ;; system(), popen(), wordexp() and execvp()'s fallback run
+               ;; this Bash, installed below, not /bin/sh.
+               "set -e
+sed -i \"s|\\\"/bin/sh\\\"|\\\"$out/libexec/sh\\\"|\" sysdeps/posix/system.c \\
+  libio/oldiopopen.c sysdeps/unix/sysv/linux/paths.h sysdeps/generic/paths.h
+grep -q \"$out/libexec/sh\" sysdeps/posix/system.c
+grep -q \"$out/libexec/sh\" sysdeps/unix/sysv/linux/paths.h
+! grep -n '\"/bin/sh\"' sysdeps/posix/system.c libio/oldiopopen.c")
+             (add-after 'install 'link-kernel-headers
+               ;; The kernel's headers beside the C library's, as a system's
+               ;; /usr/include has them: the compiler's one system directory.
+               "set -e
+for d in \"$linux_headers\"/include/*; do
+  test -e \"$out/include/${d##*/}\" || ln -s \"$d\" \"$out/include/\"
+done
+test -e \"$out/include/linux/limits.h\" && test -e \"$out/include/asm/unistd.h\"")
+             (add-after 'install 'install-shell
+               ;; A static Bash on this very glibc: the seeds' compiler with
+               ;; none of the seeds' headers or libraries.
+               "set -e
+cc=\"$bootstrap_tools/usr/bin/x86_64-linux-gnu-gcc-12\"
+CC=\"$cc -nostdinc -isystem $($cc -print-file-name=include) -isystem $($cc -print-file-name=include-fixed) -isystem $out/include -isystem $linux_headers/include -B$out/lib/ -L$out/lib\"
+mkdir -p \"$TMPDIR/sh\" && cd \"$TMPDIR/sh\"
+tar xf \"$bash_source\" && cd bash-*
+./configure --enable-static-link --without-bash-malloc --disable-nls \\
+  --without-curses CC=\"$CC\" >configure.log 2>&1 || { tail -40 configure.log; exit 1; }
+make -j\"${NIX_BUILD_CORES:-2}\" >make.log 2>&1 || { tail -40 make.log; exit 1; }
+install -D -m 0555 bash \"$out/libexec/sh\"
+\"$out/libexec/sh\" -c 'echo static shell: $BASH_VERSION'"))))
+    (synopsis "The GNU C library")
+    (description "The GNU C library: the system calls and the basic
+functions of C and POSIX (stdio, strings, memory, threads, dynamic loading,
+locales), and the dynamic loader every program of the distribution runs on.")
+    (home-page "https://www.gnu.org/software/libc/")
+    (license lgpl2.1+)))
+
+;;; Stage 1: the seeds' gcc and g++, compiling and linking for the glibc
+;;; above (its headers, start files, loader and library directory) instead
+;;; of the seeds' C library.  C++ programs it links take the seeds'
+;;; libstdc++ statically (-static-libstdc++), as GCC's own programs do.
+(define %seed-gcc
+  (package
+    (name "seed-gcc")
+    (version "12.2.0")
+    (source #f)
+    (build-system trivial-build-system)
+    (inputs `(,@(boot0-inputs)
+              ("glibc" ,glibc)
+              ("wrapper" ,(local-file (data-file "distro/bootstrap/gcc-wrapper.in")
+                                      "gcc-wrapper.in"))))
+    (arguments
+     '(#:implicit-inputs? #f
+       #:builder
+       ((input "bootstrap-tools" "/bin/bash") "-e" "-c"
+        "export PATH=$bootstrap_tools/bin
+boot=$bootstrap_tools
+cxx=$boot/usr/include/c++/12
+mkdir -p $out/bin
+# wrap NAME DRIVER ALWAYS...: $out/bin/NAME from the template.
+wrap () {
+  name=$1 driver=$2
+  shift 2
+  sed -e \"s|@bash@|$boot/bin/bash|\" -e \"s|@name@|$name|\" \\
+      -e \"s|@what@|the seeds' $driver for the store's glibc|\" \\
+      -e \"s|@driver@|$boot/usr/bin/$driver|\" -e \"s|@libc_lib@|$glibc/lib|\" \\
+      -e \"s|@store@|${out%/*}|\" -e \"s|@always@|$*|\" $wrapper >$out/bin/$name
+  chmod 0555 $out/bin/$name
+}
+c=\"-B$glibc/lib/ -idirafter $glibc/include\"
+cplus=\"-isystem $cxx -isystem $boot/usr/include/x86_64-linux-gnu/c++/12 -isystem $cxx/backward $c\"
+wrap gcc x86_64-linux-gnu-gcc-12 $c
+wrap cc x86_64-linux-gnu-gcc-12 $c
+wrap g++ x86_64-linux-gnu-g++-12 $cplus
+wrap c++ x86_64-linux-gnu-g++-12 $cplus
+printf '#!%s\\nexec %s -idirafter %s \"$@\"\\n' $boot/bin/bash \\
+  $boot/usr/bin/x86_64-linux-gnu-cpp-12 $glibc/include >$out/bin/cpp
+chmod 0555 $out/bin/cpp
+# It works: a C and a C++ program, run on the store's glibc.
+cd $TMPDIR
+printf '#include <stdio.h>\\n#include <math.h>\\nint main(void){printf(\"%g\\\\n\", sqrt(2.0));return 0;}\\n' >t.c
+$out/bin/gcc -O t.c -o t -lm && ./t
+printf '#include <iostream>\\n#include <vector>\\nint main(){std::vector<int> v{1,2};std::cout<<v.size()<<std::endl;}\\n' >t.cc
+$out/bin/g++ -static-libstdc++ -static-libgcc t.cc -o tt && ./tt
+test \"$(./tt)\" = 2")))
+    (synopsis "The bootstrap compiler, building for the store's C library")
+    (description "Wrappers of the bootstrap binaries' gcc and g++ that
+compile and link against the distribution's glibc.")
+    (home-page #f)
+    (license gpl3+)
+    (properties '((hidden? . #t)))))
+
+;;; What stage 2 builds with: the seed compiler for the new glibc first in
+;;; PATH, then the seeds' binutils and tools.
+(define (boot1-inputs)
+  `(("seed-gcc" ,%seed-gcc)
+    ("glibc" ,glibc)
+    ,@(boot0-inputs)))
+
+(define binutils
+  (package
+    (name "binutils")
+    (version "2.40")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "mirror://gnu/binutils/binutils-" version ".tar.xz"))
+              ;; Debian's binutils_2.40.orig.tar.xz, a repack of upstream's
+              ;; release (its sha256 is not upstream's).
+              (sha256
+               (base32 "07f47za2frbyn2vbzdjgb1znsm9mshdwnm485zhf36san8p2v36p"))))
+    (build-system gnu-build-system)
+    (inputs (boot1-inputs))
+    (arguments
+     (list #:implicit-inputs? #f
+           ;; Its suites need DejaGnu and Expect, which are not packaged yet.
+           #:tests? #f
+           #:configure-flags
+           '("--disable-nls" "--disable-werror" "--disable-gprofng" "--disable-gold"
+             "--enable-deterministic-archives"
+             ;; ld searches no directory of its own: the compiler (and the
+             ;; ld wrapper) say where libraries are.
+             "--with-lib-path=/no-ld-lib-path")
+           ;; The manuals are not rebuilt (there is no makeinfo yet).
+           #:make-flags '("MAKEINFO=true")))
+    (synopsis "Binary utilities: the assembler, the linker and their tools")
+    (description "GNU Binutils: as, the assembler; ld, the linker; and the
+tools that read and change object files and archives (ar, nm, objdump,
+objcopy, readelf, strip, size, strings).")
+    (home-page "https://www.gnu.org/software/binutils/")
+    (license gpl3+)))
+
+(define bash
+  (package
+    (name "bash")
+    (version "5.2.15")
+    (source %bash-source)
+    (build-system gnu-build-system)
+    (inputs (boot1-inputs))
+    (arguments
+     (list #:implicit-inputs? #f
+           ;; Its suite compares output with files of an other locale setup
+           ;; and runs for long; run when (gnu packages bash) takes it over.
+           #:tests? #f
+           #:configure-flags '("--without-bash-malloc" "--disable-nls")
+           #:phases
+           (modify-phases %standard-phases
+             (add-after 'install 'link-sh "ln -s bash \"$out/bin/sh\""))))
+    (synopsis "The GNU Bourne-Again SHell")
+    (description "Bash, the shell of the GNU system: the POSIX shell
+language with arrays, arithmetic, brace expansion, history and line
+editing.  Scripts of the distribution are patched to run it.")
+    (home-page "https://www.gnu.org/software/bash/")
+    (license gpl3+)))
+
+;;; binutils' ld behind the wrapper that gives each link its RUNPATH.
+(define ld-wrapper
+  (package
+    (name "ld-wrapper")
+    (version "0")
+    (source #f)
+    (build-system trivial-build-system)
+    (inputs `(("bash" ,bash)
+              ("binutils" ,binutils)
+              ("template" ,(local-file (data-file "distro/bootstrap/ld-wrapper.in")
+                                       "ld-wrapper.in"))
+              ,@(boot0-inputs)))
+    (arguments
+     '(#:implicit-inputs? #f
+       #:builder
+       ((input "bootstrap-tools" "/bin/bash") "-e" "-c"
+        "export PATH=$bootstrap_tools/bin
+mkdir -p $out/bin
+sed -e \"s|@bash@|$bash/bin/bash|\" -e \"s|@ld@|$binutils/bin/ld|\" \\
+    -e \"s|@store@|${out%/*}|\" $template >$out/bin/ld
+chmod 0555 $out/bin/ld
+$out/bin/ld --version >/dev/null")))
+    (synopsis "The linker, giving programs the RUNPATH they need")
+    (description "A wrapper of binutils' ld that adds a RUNPATH entry for
+the directory of each shared library a link takes from the store.")
+    (home-page #f)
+    (license gpl3+)
+    (properties '((hidden? . #t)))))
+
+(define (gcc-source-part name version hash)
+  (origin
+    (method url-fetch)
+    (uri (string-append "mirror://gnu/" name "/" name "-" version ".tar."
+                        (if (string=? name "mpc") "gz" "xz")))
+    (sha256 (base32 hash))))
+
+(define gcc
+  (package
+    (name "gcc")
+    (version "12.2.0")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "mirror://gnu/gcc/gcc-" version "/gcc-"
+                                  version ".tar.xz"))
+              ;; Debian's gcc-12_12.2.0.orig.tar.gz, which holds upstream's
+              ;; release less its GFDL manuals (gcc-12.2.0-dfsg.tar.xz),
+              ;; unpacked below, and two tarballs that are not used.
+              (sha256
+               (base32 "1jqgfif9v17acpz83k495r2lf6r4wald1zkakj46mfgfdbhqnadq"))))
+    (build-system gnu-build-system)
+    (inputs `(("ld-wrapper" ,ld-wrapper)
+              ("binutils" ,binutils)
+              ,@(boot1-inputs)
+              ("m4" ,m4-boot0)
+              ;; Built in GCC's tree and linked into it statically.
+              ("gmp-source"
+               ,(gcc-source-part "gmp" "6.2.1"
+                                 ;; Debian's gmp_6.2.1+dfsg1.orig.tar.xz
+                                 "0k56xy42khdvc5666qpbvsp9rfd4y32sy5gj4h0jldh47r39w6s7"))
+              ("mpfr-source"
+               ,(gcc-source-part "mpfr" "4.2.0"
+                                 "14yr4sf4mys64nzbgnd997l6l4n8l9vsjnnvnb0lh4jh2ggpi8q6"))
+              ("mpc-source"
+               ,(gcc-source-part "mpc" "1.3.1"
+                                 "1f2rqz0hdrrhx4y1i5f8pv6yv08a876k1dqcm9s2p26gyn928r5b"))))
+    (arguments
+     (list #:implicit-inputs? #f
+           #:out-of-source? #t
+           ;; Its suite needs DejaGnu and runs for hours on two cores.
+           #:tests? #f
+           #:configure-flags
+           '("--enable-languages=c,c++"
+             "--disable-bootstrap"
+             "--disable-multilib"
+             "--disable-nls"
+             "--disable-lto"
+             "--disable-libsanitizer"
+             "--disable-libvtv"
+             "--disable-libstdcxx-pch"
+             "--enable-default-pie"
+             "--with-system-zlib=no"
+             "--with-native-system-header-dir=${glibc}/include"
+             "--with-local-prefix=/no-gcc-local-prefix"
+             ;; GCC's own programs take the seed compiler's libstdc++
+             ;; and libgcc statically, not the seeds' shared ones.
+             "LDFLAGS=-static-libstdc++ -static-libgcc")
+           #:phases
+           (modify-phases %standard-phases
+             (add-after 'unpack 'unpack-gcc
+               "set -e
+tar xf gcc-12.2.0-dfsg.tar.xz --strip-components=1
+rm -f ./*.tar.xz
+for p in gmp mpfr mpc; do
+  eval src=\\$${p}_source
+  tar xf \"$src\"
+  mv $p-* $p
+done
+test -f gcc/gcc.cc && test -f gmp/configure && test -f mpc/configure")
+             (add-after 'unpack-gcc 'use-store-glibc
+               ;; The loader, start files and libraries of the store's
+               ;; glibc, not /lib64 and /usr/lib; libraries in lib/, not lib64/.
+               "set -e
+sed -i -e \"s|/lib64/ld-linux-x86-64.so.2|$glibc/lib/ld-linux-x86-64.so.2|\" \\
+  -e \"s|/lib/ld-linux.so.2|$glibc/lib/ld-linux.so.2|\" gcc/config/i386/linux64.h
+grep -q \"$glibc/lib/ld-linux-x86-64.so.2\" gcc/config/i386/linux64.h
+cat >>gcc/config/i386/linux64.h <<EOF
+#undef STANDARD_STARTFILE_PREFIX_1
+#define STANDARD_STARTFILE_PREFIX_1 \"$glibc/lib/\"
+#undef STANDARD_STARTFILE_PREFIX_2
+#define STANDARD_STARTFILE_PREFIX_2 \"\"
+EOF
+sed -i -e '/m64=/s/lib64/lib/' gcc/config/i386/t-linux64")
+             (add-after 'install 'link-cc "ln -s gcc \"$out/bin/cc\""))))
+    (synopsis "The GNU Compiler Collection: C and C++")
+    (description "GCC, the GNU compiler of C and C++, with libstdc++ and
+the runtime libraries they need.  It finds the store's glibc by itself;
+the ld of gcc-toolchain gives the programs it links their RUNPATH.")
+    (home-page "https://gcc.gnu.org/")
+    (license gpl3+)))
+
+;;; What users install to compile: GCC, binutils with the ld wrapper, and
+;;; glibc's programs, in one bin/.  GCC finds glibc's headers and libraries
+;;; by itself, so nothing else is needed in the profile.
+(define gcc-toolchain
+  (package
+    (name "gcc-toolchain")
+    (version (package-version gcc))
+    (source #f)
+    (build-system trivial-build-system)
+    (inputs `(("gcc" ,gcc)
+              ("ld-wrapper" ,ld-wrapper)
+              ("binutils" ,binutils)
+              ("glibc" ,glibc)
+              ,@(boot0-inputs)))
+    (arguments
+     '(#:implicit-inputs? #f
+       #:builder
+       ((input "bootstrap-tools" "/bin/bash") "-e" "-c"
+        "export PATH=$bootstrap_tools/bin
+mkdir -p $out/bin
+for d in $glibc/bin $binutils/bin $gcc/bin; do
+  for f in $d/*; do ln -sfn $f $out/bin/${f##*/}; done
+done
+ln -sfn $ld_wrapper/bin/ld $out/bin/ld
+ln -sfn $ld_wrapper/bin/ld $out/bin/ld.bfd
+test -x $out/bin/gcc && test -x $out/bin/g++ && test -x $out/bin/cc")))
+    (synopsis "GCC, binutils and glibc: the tool chain to compile C and C++")
+    (description "The distribution's own tool chain in one package: GCC
+(C and C++), GNU binutils with a linker that gives programs the RUNPATH of
+the store libraries they use, and the GNU C library.")
+    (home-page "https://gcc.gnu.org/")
+    (license gpl3+)))
