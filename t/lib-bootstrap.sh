@@ -21,7 +21,7 @@ bootstrap_make () {
 		flock 9 &&
 		if [ ! -f "$BOOT/done" ]; then
 			rm -rf "$BOOT.tmp" &&
-			"$MB" -c "$BOOT_CACHE/bootstrap-debs" -o "$BOOT.tmp/a" >"$BOOT.log" 2>&1 &&
+			"$MB" --extra -c "$BOOT_CACHE/bootstrap-debs" -o "$BOOT.tmp/a" >"$BOOT.log" 2>&1 &&
 			sha256sum <"$BOOT.tmp/a/bootstrap-tools-gnu.tar.xz" >"$BOOT.tmp/a/sha256" &&
 			rm -rf "$BOOT" && mv "$BOOT.tmp/a" "$BOOT" && rm -rf "$BOOT.tmp" &&
 			mv "$BOOT.log" "$BOOT/make-bootstrap.log" &&

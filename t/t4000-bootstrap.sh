@@ -18,7 +18,7 @@ DEBS=$CACHE/bootstrap-debs
 if [ -f "$BOOT/done" ]; then
 	test_set_prereq BOOTSTRAP
 elif mkdir -p "$CACHE" 2>/dev/null &&
-     "$MB" --fetch-only -c "$DEBS" >"$TRASH_DIRECTORY/fetch.log" 2>&1; then
+     "$MB" --extra --fetch-only -c "$DEBS" >"$TRASH_DIRECTORY/fetch.log" 2>&1; then
 	test_set_prereq BOOTSTRAP
 else
 	say "skip: no pinned .debs ($(tail -1 "$TRASH_DIRECTORY/fetch.log" 2>/dev/null))"
@@ -45,9 +45,10 @@ test_expect_success BOOTSTRAP 'make-bootstrap gives the same bytes twice' '
 		flock 9 &&
 		if [ ! -f "$BOOT/done" ]; then
 			rm -rf "$BOOT.tmp" &&
-			CIX_STORE_DIR=/cix/store "$MB" -c "$DEBS" -o "$BOOT.tmp/a" >"$BOOT.log" 2>&1 &&
-			"$MB" -c "$DEBS" -o "$BOOT.tmp/b" >/dev/null 2>&1 &&
+			CIX_STORE_DIR=/cix/store "$MB" --extra -c "$DEBS" -o "$BOOT.tmp/a" >"$BOOT.log" 2>&1 &&
+			"$MB" --extra -c "$DEBS" -o "$BOOT.tmp/b" >/dev/null 2>&1 &&
 			cmp "$BOOT.tmp/a/bootstrap-tools-gnu.tar.xz" "$BOOT.tmp/b/bootstrap-tools-gnu.tar.xz" &&
+			cmp "$BOOT.tmp/a/bootstrap-tools-extra.tar.xz" "$BOOT.tmp/b/bootstrap-tools-extra.tar.xz" &&
 			cmp "$BOOT.tmp/a/busybox/bin/busybox" "$BOOT.tmp/b/busybox/bin/busybox" &&
 			sha256sum <"$BOOT.tmp/a/bootstrap-tools-gnu.tar.xz" >"$BOOT.tmp/a/sha256" &&
 			rm -rf "$BOOT" && mv "$BOOT.tmp/a" "$BOOT" && rm -rf "$BOOT.tmp" &&

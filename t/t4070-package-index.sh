@@ -215,6 +215,7 @@ test_expect_success 'every package of the distribution evaluates, with a license
 test_expect_success BOOTSTRAP 'and lowers to a derivation' '
 	cix store --add-fixed sha256 "$BOOT/bootstrap-tools-gnu.tar.xz" >/dev/null &&
 	cix store --add "$BOOT/busybox" >/dev/null &&
+	cix store --add-fixed sha256 "$BOOT/bootstrap-tools-extra.tar.xz" >/dev/null &&
 	while read -r name; do
 		CIX_SCHEME_PATH=$DISTRO_PATH cix build -d "$name" >"$name.drv" 2>"$name.err" &&
 		grep -q "^$CIX_STORE_DIR/.*-$name-.*\.drv$" "$name.drv" || {
