@@ -202,6 +202,13 @@ build.")
                  "libc_cv_slibdir=${out}/lib")
            #:phases
            (modify-phases %standard-phases
+             (add-after 'unpack 'no-manual
+               ;; Debian's tarball has no manual/ (its GFDL sources): it is
+               ;; not one of the directories built.
+               "set -e
+test ! -e manual
+sed -i 's/ wctype manual shadow / wctype shadow /' Makeconfig
+! grep -qw manual Makeconfig")
              (add-after 'unpack 'use-store-shell
                ;; system(), popen(), wordexp() and execvp()'s fallback run
                ;; this Bash, installed below, not /bin/sh.
