@@ -30,6 +30,15 @@ bootstrap_make () {
 	) 9>"$BOOT_CACHE/bootstrap.lock"
 }
 
+# bootstrap_prereq: BOOTSTRAP when the bootstrap is made (or made now; not
+# under the sanitizers, where only evaluation is checked).
+bootstrap_prereq () {
+	if test -f "$BOOT/done" || { case $CIX_BUILD_DIR in *-san) false ;; *) bootstrap_make 2>/dev/null ;; esac; }
+	then
+		test_set_prereq BOOTSTRAP
+	fi
+}
+
 mirror_fill () {
 	"$FM" -d "$TRASH_DIRECTORY/mirror" "$@" >"$TRASH_DIRECTORY/fill.out" 2>"$TRASH_DIRECTORY/fill.err"
 }

@@ -4,12 +4,7 @@
 test_description='a derivation that names a file of its inputs in __cixBinSh finds it at /bin/sh in its sandbox; without it there is no /bin/sh; a path that is not a file of its inputs is refused before the build'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-CIX_CONF_FILE=/dev/null
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
-unset CIX_EXTRA_SANDBOX_PATHS
+test_private_store
 test_nix_oracle
 
 # probe: run as the builder, it executes /bin/sh; run as /bin/sh, it

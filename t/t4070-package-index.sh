@@ -12,11 +12,8 @@ CIX_LOG_DIR=$TRASH_DIRECTORY/log
 export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
 unset XDG_CACHE_HOME
 # Lowering needs the bootstrap binaries in the store: the cached ones, made
-# here if need be (not under the sanitizers, where only evaluation is checked).
-if test -f "$BOOT/done" || { case $CIX_BUILD_DIR in *-san) false ;; *) bootstrap_make 2>/dev/null ;; esac; }
-then
-	test_set_prereq BOOTSTRAP
-fi
+# here if need be.
+bootstrap_prereq
 DISTRO_PATH=$CIX_SCHEME_PATH
 P=$TRASH_DIRECTORY/pkgs
 M=$P/gnu/packages

@@ -6,15 +6,9 @@ real_home=${HOME:-/root}
 . "$(dirname "$0")/test-lib.sh"
 . "$CIX_SRC_DIR/t/lib-bootstrap.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+test_private_store
 unset XDG_CACHE_HOME
-if test -f "$BOOT/done" || { case $CIX_BUILD_DIR in *-san) false ;; *) bootstrap_make 2>/dev/null ;; esac; }
-then
-	test_set_prereq BOOTSTRAP
-fi
+bootstrap_prereq
 
 # inputs NAME: the names of the derivations NAME's derivation takes, sorted.
 inputs () {

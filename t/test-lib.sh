@@ -94,6 +94,17 @@ test_sandbox_host_paths () {
 	export CIX_EXTRA_SANDBOX_PATHS
 }
 
+# test_private_store: the store, state and logs of cix in the trash
+# directory, with no cix.conf and no extra sandbox paths.
+test_private_store () {
+	CIX_STORE_DIR=$TRASH_DIRECTORY/store
+	CIX_STATE_DIR=$TRASH_DIRECTORY/state
+	CIX_LOG_DIR=$TRASH_DIRECTORY/log
+	CIX_CONF_FILE=/dev/null
+	export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
+	unset CIX_EXTRA_SANDBOX_PATHS
+}
+
 # test_nix_oracle: N names a private Nix store on cix's logical store
 # directory ($CIX_STORE_DIR), nixs runs nix-store on it; Nix builds
 # without its own sandbox.

@@ -231,7 +231,7 @@ test -e \"$out/include/linux/limits.h\" && test -e \"$out/include/asm/unistd.h\"
                ;; none of the seeds' headers or libraries.
                "set -e
 cc=\"$bootstrap_tools/usr/bin/x86_64-linux-gnu-gcc-12\"
-CC=\"$cc -nostdinc -isystem $($cc -print-file-name=include) -isystem $($cc -print-file-name=include-fixed) -isystem $out/include -isystem $linux_headers/include -B$out/lib/ -L$out/lib\"
+CC=\"$cc -static -nostdinc -isystem $($cc -print-file-name=include) -isystem $out/include -isystem $linux_headers/include -B$out/lib/ -L$out/lib\"
 mkdir -p \"$TMPDIR/sh\" && cd \"$TMPDIR/sh\"
 tar xf \"$bash_source\" && cd bash-*
 ./configure --enable-static-link --without-bash-malloc --disable-nls \\
@@ -245,6 +245,12 @@ functions of C and POSIX (stdio, strings, memory, threads, dynamic loading,
 locales), and the dynamic loader every program of the distribution runs on.")
     (home-page "https://www.gnu.org/software/libc/")
     (license lgpl2.1+)))
+
+;;; The #:builder of a trivial package of the chain: SCRIPT run by the
+;;; seeds' bash, their tools in PATH.
+(define (seed-script script)
+  `((input "bootstrap-tools" "/bin/bash") "-e" "-c"
+    ,(string-append "export PATH=$bootstrap_tools/bin\n" script)))
 
 ;;; Stage 1: the seeds' gcc and g++, compiling and linking for the glibc
 ;;; above (its headers, start files, loader and library directory) instead
@@ -261,11 +267,9 @@ locales), and the dynamic loader every program of the distribution runs on.")
               ("wrapper" ,(local-file (data-file "distro/bootstrap/gcc-wrapper.in")
                                       "gcc-wrapper.in"))))
     (arguments
-     '(#:implicit-inputs? #f
+     `(#:implicit-inputs? #f
        #:builder
-       ((input "bootstrap-tools" "/bin/bash") "-e" "-c"
-        "export PATH=$bootstrap_tools/bin
-boot=$bootstrap_tools
+       ,(seed-script "boot=$bootstrap_tools
 cxx=$boot/usr/include/c++/12
 mkdir -p $out/bin
 # wrap NAME DRIVER ALWAYS...: $out/bin/NAME from the template.
@@ -376,11 +380,9 @@ editing.  Scripts of the distribution are patched to run it.")
                                        "ld-wrapper.in"))
               ,@(boot0-inputs)))
     (arguments
-     '(#:implicit-inputs? #f
+     `(#:implicit-inputs? #f
        #:builder
-       ((input "bootstrap-tools" "/bin/bash") "-e" "-c"
-        "export PATH=$bootstrap_tools/bin
-mkdir -p $out/bin
+       ,(seed-script "mkdir -p $out/bin
 sed -e \"s|@bash@|$bash/bin/bash|\" -e \"s|@ld@|$binutils/bin/ld|\" \\
     -e \"s|@store@|${out%/*}|\" $template >$out/bin/ld
 chmod 0555 $out/bin/ld
@@ -498,11 +500,9 @@ the ld of gcc-toolchain gives the programs it links their RUNPATH.")
               ("glibc" ,glibc)
               ,@(boot0-inputs)))
     (arguments
-     '(#:implicit-inputs? #f
+     `(#:implicit-inputs? #f
        #:builder
-       ((input "bootstrap-tools" "/bin/bash") "-e" "-c"
-        "export PATH=$bootstrap_tools/bin
-mkdir -p $out/bin
+       ,(seed-script "mkdir -p $out/bin
 for d in $glibc/bin $binutils/bin $gcc/bin; do
   for f in $d/*; do ln -sfn $f $out/bin/${f##*/}; done
 done
