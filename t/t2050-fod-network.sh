@@ -15,7 +15,12 @@ chmod 755 "$T"
 EXPOSED=$(test_outside_tmp_dir exposed) || exit 1
 chmod 755 "$EXPOSED"
 test_sandbox_host_paths $EXPOSED
-unset CIX_FOD_HOST_LOOPBACK CIX_SLIRP4NETNS CIX_BUILD_USERS_GROUP
+unset CIX_FOD_HOST_LOOPBACK CIX_SLIRP4NETNS
+# Never the machine's build users (cixbld): killing a build user's
+# processes before each build would kill another store's builds.
+NO_BUILD_USERS=cixf-none-$$
+CIX_BUILD_USERS_GROUP=$NO_BUILD_USERS
+export CIX_BUILD_USERS_GROUP
 unset http_proxy https_proxy ftp_proxy all_proxy no_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY NO_PROXY
 # No cix.conf of the machine's: the default is no host loopback.
 CIX_CONF_FILE=$T/cix.conf
@@ -263,9 +268,8 @@ CIX_BUILD_USERS_GROUP=$G
 export CIX_BUILD_USERS_GROUP
 run_checks "build users" NIX,PYTHON,ROOT,BUILDUSERS bu SLIRP
 # no such group: a user namespace only, mapping root's uid
-S=$T/root CIX_BUILD_USERS_GROUP=cixf-none-$$
+S=$T/root CIX_BUILD_USERS_GROUP=$NO_BUILD_USERS
 run_checks "root" NIX,PYTHON,ROOT root SLIRP
-unset CIX_BUILD_USERS_GROUP
 
 test_expect_success NIX,PYTHON,ROOT,SLIRP 'fod-host-loopback = yes in cix.conf gives the host'\''s loopback; the environment wins' '
 	S=$T/root &&
