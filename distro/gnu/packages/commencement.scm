@@ -240,15 +240,15 @@ make -j\"${NIX_BUILD_CORES:-2}\" >make.log 2>&1 || { tail -40 make.log; exit 1; 
 install -D -m 0555 bash \"$out/libexec/sh\"
 \"$out/libexec/sh\" -c 'echo static shell: $BASH_VERSION'")
              (add-after 'install-shell 'use-own-shell
-               ;; Its scripts (ldd, tzselect, sotruss, xtrace) run that
-               ;; shell too, not the seeds' bash.
+               ;; Its scripts (ldd, tzselect, sotruss, xtrace), whose
+               ;; configure wrote the seeds' bash in them, run that shell.
                "set -e
 for f in \"$out\"/bin/*; do
   if test -f \"$f\" && head -c 2 \"$f\" | grep -q '#!'; then
-    sed -i -E \"1s|^#! *(/usr)?/bin/(ba)?sh|#!$out/libexec/sh|\" \"$f\"
+    sed -i -E \"1s@^#! *[^ ]*/(bash|sh)( |\\$)@#!$out/libexec/sh\\\\2@\" \"$f\"
+    if grep -q \"$bootstrap_tools\" \"$f\"; then echo \"$f: still names the seeds\"; exit 1; fi
   fi
-done
-! grep -l \"$bootstrap_tools\" \"$out\"/bin/*"))))
+done"))))
     (synopsis "The GNU C library")
     (description "The GNU C library: the system calls and the basic
 functions of C and POSIX (stdio, strings, memory, threads, dynamic loading,
