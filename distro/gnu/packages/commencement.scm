@@ -264,8 +264,8 @@ locales), and the dynamic loader every program of the distribution runs on.")
 
 ;;; Stage 1: the seeds' gcc and g++, compiling and linking for the glibc
 ;;; above (its headers, start files, loader and library directory) instead
-;;; of the seeds' C library.  C++ programs it links take the seeds'
-;;; libstdc++ statically (-static-libstdc++), as GCC's own programs do.
+;;; of the seeds' C library.  What it links takes the seeds' libgcc and
+;;; libstdc++ statically, so that nothing it builds loads a seed library.
 (define %seed-gcc
   (package
     (name "seed-gcc")
@@ -292,8 +292,8 @@ wrap () {
       -e \"s|@store@|${out%/*}|\" -e \"s|@always@|$*|\" $wrapper >$out/bin/$name
   chmod 0555 $out/bin/$name
 }
-c=\"-B$glibc/lib/ -idirafter $glibc/include\"
-cplus=\"-isystem $cxx -isystem $boot/usr/include/x86_64-linux-gnu/c++/12 -isystem $cxx/backward $c\"
+c=\"-B$glibc/lib/ -idirafter $glibc/include -static-libgcc\"
+cplus=\"-isystem $cxx -isystem $boot/usr/include/x86_64-linux-gnu/c++/12 -isystem $cxx/backward $c -static-libstdc++\"
 wrap gcc x86_64-linux-gnu-gcc-12 $c
 wrap cc x86_64-linux-gnu-gcc-12 $c
 wrap g++ x86_64-linux-gnu-g++-12 $cplus
@@ -304,9 +304,11 @@ chmod 0555 $out/bin/cpp
 # It works: a C and a C++ program, run on the store's glibc.
 cd $TMPDIR
 printf '#include <stdio.h>\\n#include <math.h>\\nint main(void){printf(\"%g\\\\n\", sqrt(2.0));return 0;}\\n' >t.c
-$out/bin/gcc -O t.c -o t -lm && ./t
+$out/bin/gcc -O t.c -o t -lm
+./t
 printf '#include <iostream>\\n#include <vector>\\nint main(){std::vector<int> v{1,2};std::cout<<v.size()<<std::endl;}\\n' >t.cc
-$out/bin/g++ -static-libstdc++ -static-libgcc t.cc -o tt && ./tt
+$out/bin/g++ t.cc -o tt
+./tt
 test \"$(./tt)\" = 2")))
     (synopsis "The bootstrap compiler, building for the store's C library")
     (description "Wrappers of the bootstrap binaries' gcc and g++ that
@@ -472,6 +474,11 @@ for p in gmp mpfr mpc; do
   tar xf \"$src\"
   mv $p-* $p
 done
+# Debian's GMP has no doc/ (its manual is under the GFDL): a Makefile
+# that makes nothing stands for it.
+test ! -e gmp/doc
+mkdir gmp/doc
+printf 'all:\n%%:\n\t@:\n' >gmp/doc/Makefile.in
 test -f gcc/gcc.cc && test -f gmp/configure && test -f mpc/configure")
              (add-after 'unpack-gcc 'use-store-glibc
                ;; The loader, start files and libraries of the store's
