@@ -429,6 +429,8 @@ the directory of each shared library a link takes from the store.")
     (build-system gnu-build-system)
     (inputs `(("ld-wrapper" ,ld-wrapper)
               ("binutils" ,binutils)
+              ;; Before the seeds: the shell its installed scripts name.
+              ("bash" ,bash)
               ,@(boot1-inputs)
               ("m4" ,m4-boot0)
               ;; Built in GCC's tree and linked into it statically.
@@ -493,7 +495,10 @@ cat >>gcc/config/i386/linux64.h <<EOF
 #undef STANDARD_STARTFILE_PREFIX_2
 #define STANDARD_STARTFILE_PREFIX_2 \"\"
 EOF
-sed -i -e '/m64=/s/lib64/lib/' gcc/config/i386/t-linux64")
+sed -i -e '/m64=/s/lib64/lib/' gcc/config/i386/t-linux64
+# The as and collect-ld scripts its build writes run the shell in PATH.
+sed -i \"1s|^#! */bin/sh|#!$(command -v bash)|\" gcc/exec-tool.in
+! grep -q '^#! */bin/sh' gcc/exec-tool.in")
              (add-after 'install 'link-cc "ln -s gcc \"$out/bin/cc\""))))
     (synopsis "The GNU Compiler Collection: C and C++")
     (description "GCC, the GNU compiler of C and C++, with libstdc++ and
