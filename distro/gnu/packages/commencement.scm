@@ -458,6 +458,9 @@ the directory of each shared library a link takes from the store.")
              "--disable-libsanitizer"
              "--disable-libvtv"
              "--disable-libstdcxx-pch"
+             ;; No plugins, so no libcc1 (GDB's plugin, which libtool
+             ;; did not name as its install expects).
+             "--disable-plugin"
              "--enable-default-pie"
              "--with-system-zlib=no"
              "--with-native-system-header-dir=${glibc}/include"
