@@ -438,9 +438,9 @@ static int make_package_drv(struct cix_lower *l, struct cix_package *p, struct c
 	}
 	for (size_t i = 0; i < p->nr_env_refs; i++) {
 		strbuf_reset(&var);
-		if ((r = resolve_arg(p, &p->env_refs[i], &var, err)) < 0)
+		if ((r = resolve_arg(p, &p->env_refs[i].value, &var, err)) < 0)
 			goto out;
-		cix_drv_setenv(drv, p->env_ref_keys[i], var.buf);
+		cix_drv_setenv(drv, p->env_refs[i].key, var.buf);
 	}
 	if (p->has_source) {
 		add_input(drv, &p->source);

@@ -73,6 +73,12 @@ struct cix_arg {
 	char *text;
 };
 
+/* An environment variable whose value names an input. */
+struct cix_env_ref {
+	char *key;
+	struct cix_arg value;
+};
+
 enum cix_build_system {
 	CIX_BS_GNU,      /* builder/gnu-build, the phases of gnu-build-system */
 	CIX_BS_TRIVIAL,  /* a command of the package's own */
@@ -102,8 +108,7 @@ struct cix_package {
 	 * see builder/); for trivial: builder (a program) and args.
 	 */
 	struct strvec env;             /* KEY=VALUE */
-	char **env_ref_keys;           /* KEY=an input's path and text, by label */
-	struct cix_arg *env_refs;
+	struct cix_env_ref *env_refs;  /* KEY=an input's path and text, by label */
 	size_t nr_env_refs, alloc_env_refs;
 	struct cix_arg *builder;       /* trivial: the program (NULL: bash of the bootstrap) */
 	struct cix_arg *args;          /* its arguments */

@@ -466,13 +466,12 @@ static int read_lowered_args(struct reader *rd, SCM alist, struct cix_package *p
 		SCM kv = SCM_CAR(env);
 		if (scm_is_pair(kv) && scm_is_string(SCM_CAR(kv)) && scm_is_pair(SCM_CDR(kv))) {
 			/* (KEY LABEL . TEXT): an input's store path, then TEXT */
-			size_t n = p->nr_env_refs;
-			size_t alloc = p->alloc_env_refs;
-			ALLOC_GROW(p->env_refs, n + 1, p->alloc_env_refs);
-			ALLOC_GROW(p->env_ref_keys, n + 1, alloc);
-			if ((r = read_arg(rd, SCM_CDR(kv), &p->env_refs[n], who)) < 0)
+			struct cix_env_ref *e;
+			ALLOC_GROW(p->env_refs, p->nr_env_refs + 1, p->alloc_env_refs);
+			e = &p->env_refs[p->nr_env_refs];
+			if ((r = read_arg(rd, SCM_CDR(kv), &e->value, who)) < 0)
 				return r;
-			p->env_ref_keys[n] = scm_to_utf8_string(SCM_CAR(kv));
+			e->key = scm_to_utf8_string(SCM_CAR(kv));
 			p->nr_env_refs++;
 			continue;
 		}
