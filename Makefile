@@ -155,7 +155,7 @@ fuzz-smoke: fuzz
 # The whole distribution built from source with its tests, and a closure
 # check of each package; a table of the results (scripts/distro-check -h).
 distro-check: all
-	CIX_BUILD_DIR=$(abspath $(B)) scripts/distro-check -d $(abspath $(B))/distro-check
+	CIX_BUILD_DIR=$(abspath $(B)) scripts/distro-check -r -d $(abspath $(B))/distro-check
 
 bench: all
 	CIX_BUILD_DIR=$(abspath $(B)) bench/nar-hash

@@ -409,14 +409,8 @@ static int make_package_drv(struct cix_lower *l, struct cix_package *p, struct c
 			goto out;
 		builder = var.buf;
 	} else {
-		const char *boot = find_implicit(p, "bootstrap-tools");
-		if (!boot) {
-			r = cix_error(err, -CIX_EINVAL, "%s: the trivial build system needs a builder",
-				      name.buf);
-			goto out;
-		}
-		strbuf_addf(&var, "%s/bin/bash", boot);
-		builder = var.buf;
+		r = cix_error(err, -CIX_EINVAL, "%s: its build system gave no builder", name.buf);
+		goto out;
 	}
 	cix_drv_set_builder(drv, builder);
 	builder = cix_drv_strdup(drv, builder);

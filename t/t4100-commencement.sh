@@ -63,4 +63,65 @@ test_expect_success BOOTSTRAP 'the means are hidden, the tool chain is listed' '
 		-e "^bootstrap-tools" avail
 '
 
+# The boot stages: the packages bound at the top of (gnu packages
+# commencement) and (gnu packages bootstrap), hidden or not; what is not a
+# package (a string, an origin, a procedure) does not lower and is passed.
+test_expect_success BOOTSTRAP 'the boot stages lower with the final tool chain too' '
+	for m in commencement bootstrap; do
+		sed -n "s/^(define \([^ ()][^ ()]*\).*/\1/p" \
+			"$CIX_SRC_DIR/distro/gnu/packages/$m.scm" |
+		while read -r v; do
+			CIX_TOOL_CHAIN=final cix build -d -e "(@@ (gnu packages $m) $v)" 2>/dev/null &&
+			echo "$m $v" >>bound
+		done
+	done | sort -u >stages &&
+	# make run and distro-check build every stage of the module.
+	grep "^commencement " bound | while read -r m v; do
+		sed "s/#.*//" "$CIX_SRC_DIR/distro/commencement-stages" | tr " " "\n" |
+		grep -qx -e "$v" -e "@$v" || { echo "$v: not in distro/commencement-stages"; return 1; }
+	done &&
+	grep -q -- "-coreutils-9.1.drv$" stages &&
+	grep -q -- "-cix-gnu-build-0.drv$" stages &&
+	test $(grep -c -- "-cix-gnu-build-0.drv$" stages) = 2 &&
+	grep -q -- "-gcc-toolchain-12.2.0.drv$" stages
+'
+
+# is_boot ITEM: a bootstrap binary, or what unpacks one.
+boot_items="-bootstrap-tools-0.drv\$|-bootstrap-tools-full-0.drv\$|-bootstrap-tools-(gnu|extra).tar.xz\$|-busybox\$"
+
+test_expect_success BOOTSTRAP 'every package of the distribution reaches the bootstrap binaries only through the boot stages' '
+	CIX_TOOL_CHAIN=final cix package -A | cut -f1 | sort -u >names &&
+	test $(wc -l <names) -ge 20 &&
+	while read -r p; do
+		CIX_TOOL_CHAIN=final cix build -d "$p" || return 1
+	done <names >drvs &&
+	cix gc -R $(cat drvs) | grep "\.drv$" | sort -u >graph &&
+	test $(wc -l <graph) -gt $(wc -l <drvs) &&
+	grep -E -e "$boot_items" graph >/dev/null &&
+	comm -23 graph stages >others &&
+	grep -q -- "-hello-2.10.drv$" others &&
+	while read -r d; do
+		if cix gc --references "$d" | grep -E -e "$boot_items"; then
+			echo "$d takes a bootstrap binary but is not a boot stage"; return 1
+		fi
+	done <others
+'
+
+test_expect_success BOOTSTRAP 'with the final tool chain, a package takes no bootstrap binary itself' '
+	CIX_TOOL_CHAIN=final cix build -d hello >hello.drv &&
+	inputs hello >in &&
+	grep -x "gcc-12.2.0" in && grep -x "glibc-2.36" in && grep -x "ld-wrapper-0" in &&
+	grep -x "coreutils-9.1" in && grep -x "cix-gnu-build-0" in &&
+	! grep -e "^bootstrap-tools" -e "^seed-gcc" in
+'
+
+test_expect_success BOOTSTRAP 'CIX_TOOL_CHAIN=bootstrap: the bootstrap binaries; anything else is refused' '
+	CIX_TOOL_CHAIN=bootstrap cix build -d hello >hello.drv &&
+	inputs hello >in &&
+	grep -x "bootstrap-tools-0" in && ! grep -x "gcc-12.2.0" in &&
+	test_must_fail env CIX_TOOL_CHAIN=foo cix build -d hello 2>err &&
+	grep -q "CIX_TOOL_CHAIN: unknown tool chain .foo." err &&
+	test $(wc -l <err) = 1
+'
+
 test_done

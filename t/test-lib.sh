@@ -17,6 +17,12 @@ export CIX_SRC_DIR CIX_BUILD_DIR
 : "${CIX_SCHEME_COMPILED_PATH:=$CIX_BUILD_DIR/scheme/go}"
 : "${CIX_DATA_DIR:=$CIX_SRC_DIR}"
 export CIX_SCHEME_PATH CIX_SCHEME_COMPILED_PATH CIX_DATA_DIR
+# The suite's packages are built with the bootstrap binaries, not the
+# distribution's own tool chain (GCC and glibc take an hour to build): see
+# implicit-tool-chain in (guix build-system). A test of the final chain
+# says CIX_TOOL_CHAIN=final.
+CIX_TOOL_CHAIN=bootstrap
+export CIX_TOOL_CHAIN
 # Builds in a user namespace, whatever build users the machine has (the
 # default group, cixbld, once `make run` made it): t2030 sets its own group.
 CIX_BUILD_USERS_GROUP=${CIX_TEST_BUILD_USERS_GROUP:-cix-test-no-such-group}

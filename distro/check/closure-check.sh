@@ -4,16 +4,15 @@
 #
 # Run by the bootstrap's busybox sh, in a sandbox holding only the closure
 # of the package, the bootstrap and busybox (no /bin, /usr, /lib):
-#   sh closure-check.sh BUSYBOX PACKAGE BOOTSTRAP-TOOLS COMMAND
+#   sh closure-check.sh BUSYBOX PACKAGE BOOTSTRAP-TOOLS COMMAND LOADER
 # Every ELF file in PACKAGE's bin, sbin, libexec and lib (top level) has its
-# libraries resolved by the store's loader (ld.so --list): a library not
-# found fails the check. Every script's #! interpreter must be an executable
+# libraries resolved by LOADER, the store's loader its programs name
+# (ld.so --list): a library not found fails the check. Every script's #! interpreter must be an executable
 # in the store. COMMAND (if not empty) runs in bash with PACKAGE's bin first
 # in PATH; its output is kept in $out/smoke for the caller to compare.
 set -e
-bb=$1 pkg=$2 boot=$3 cmd=$4
+bb=$1 pkg=$2 boot=$3 cmd=$4 ld=$5
 store=${pkg%/*}
-ld=$boot/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
 fail () { echo "closure-check: $*" >&2; exit 1; }
 "$bb" mkdir -p "$out"
 elf=0 scripts=0

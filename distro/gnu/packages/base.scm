@@ -35,13 +35,23 @@ configured, built, tested and installed.")
 
 ;; Two gnulib tests that sed, grep, diffutils and findutils carry ask
 ;; system() to run "sh -c 'sleep 1; kill ...'": the bootstrap's libc runs
-;; /bin/sh, which the sandbox lacks, so they abort.  They are made to exit 77, which
-;; the harness reports as SKIP.
+;; /bin/sh, which the sandbox lacks, so they abort.  Built with the
+;; bootstrap binaries (as cix's tests do), they are made to exit 77, which
+;; the harness reports as SKIP; the distribution's glibc runs its own
+;; shell, and they run.
 (define %skip-gnulib-system-tests
   "for t in pthread_sigmask1 sigprocmask; do
   test -f gnulib-tests/test-$t.c
   printf 'int main (void) { return 77; }\\n' >gnulib-tests/test-$t.c
 done")
+
+;; PHASES, with the skip of those two tests when built on the bootstrap's
+;; C library.
+(define (with-gnulib-system-tests phases)
+  (if (bootstrap-libc?)
+      (modify-phases phases
+        (add-after 'unpack 'skip-gnulib-system-tests %skip-gnulib-system-tests))
+      phases))
 
 (define sed
   (package
@@ -54,19 +64,20 @@ done")
                (base32 "10aijwj1sqqr6njsfbcjh9wjv95bl78jp1nn9933kmqw5rrnn8kf"))))
     (build-system gnu-build-system)
     (arguments
-     ;; Tests taken out of the suite: execute-tests.sh, posix-mode-s.sh,
-     ;; sandbox.sh and eval.sh run sed's 'e' command or s///e flag, which
-     ;; popen() a command through /bin/sh: the bootstrap's libc looks for it
-     ;; there, and the sandbox has none.  Skipped by the suite itself: the
-     ;; ones needing locales (en_US.UTF-8, ru_RU.UTF-8, el_GR, ja_JP), perl
-     ;; (misc.pl, debug.pl), valgrind, SELinux, or O_TEXT, and the costly
-     ;; regex-max-int.sh.
-     (list #:phases (modify-phases %standard-phases
-                      (add-after 'unpack 'skip-gnulib-system-tests
-                        %skip-gnulib-system-tests)
-                      (add-after 'configure 'skip-shell-tests
-                        "sed -i -E 's#testsuite/(execute-tests|posix-mode-s|sandbox|eval)\\.sh ##' Makefile
-! grep -E 'testsuite/(execute-tests|posix-mode-s|sandbox|eval)\\.sh' Makefile"))))
+     ;; On the bootstrap's C library only, tests taken out of the suite:
+     ;; execute-tests.sh, posix-mode-s.sh, sandbox.sh and eval.sh run sed's
+     ;; 'e' command or s///e flag, which popen() a command through /bin/sh:
+     ;; that libc looks for it there, and the sandbox has none.  Skipped by
+     ;; the suite itself: the ones needing locales (en_US.UTF-8,
+     ;; ru_RU.UTF-8, el_GR, ja_JP), perl (misc.pl, debug.pl), valgrind,
+     ;; SELinux, or O_TEXT, and the costly regex-max-int.sh.
+     (list #:phases
+           (if (bootstrap-libc?)
+               (modify-phases (with-gnulib-system-tests %standard-phases)
+                 (add-after 'configure 'skip-shell-tests
+                   "sed -i -E 's#testsuite/(execute-tests|posix-mode-s|sandbox|eval)\\.sh ##' Makefile
+! grep -E 'testsuite/(execute-tests|posix-mode-s|sandbox|eval)\\.sh' Makefile"))
+               %standard-phases)))
     (synopsis "Stream editor")
     (description
      "Sed reads text, line by line, from files or its standard input, edits
@@ -91,9 +102,7 @@ usual tool for non-interactive edits in scripts and build systems.")
     ;; needing locales, perl (hash-collision-perf), git or cvs, and the
     ;; "expensive" ones; triple-backref is an expected failure upstream.
     (arguments
-     (list #:phases (modify-phases %standard-phases
-                      (add-after 'unpack 'skip-gnulib-system-tests
-                        %skip-gnulib-system-tests))))
+     (list #:phases (with-gnulib-system-tests %standard-phases)))
     (synopsis "Print the lines of files that match a pattern")
     (description
      "Grep searches files or its standard input for lines matching regular
@@ -114,9 +123,7 @@ them, or names the files holding them.")
                (base32 "1v4g8gi0lgakqa7iix8s4fq7lq6l92vw3rjd9wfd2rhjng8xggd6"))))
     (build-system gnu-build-system)
     (arguments
-     (list #:phases (modify-phases %standard-phases
-                      (add-after 'unpack 'skip-gnulib-system-tests
-                        %skip-gnulib-system-tests)
+     (list #:phases (modify-phases (with-gnulib-system-tests %standard-phases)
                       ;; tests/large-subopt pipes diff's output into perl and
                       ;; is an expected failure: with no perl in the build
                       ;; it would "pass" unexpectedly, which fails the suite.
@@ -147,13 +154,18 @@ compares three files, and sdiff, which merges two files interactively.")
     (build-system gnu-build-system)
     (arguments
      ;; patch applies ed scripts (patch -e) by popen()ing ed, through
-     ;; /bin/sh, which the sandbox lacks: the ed parts of crlf-handling and
-     ;; need-filename are skipped, as the suite does when ed is not there.
-     ;; dash-o-append and context-format are expected failures upstream.
-     (list #:phases (modify-phases %standard-phases
-                      (add-after 'unpack 'skip-ed-tests
-                        "sed -i 's|^    type ed >/dev/null 2>/dev/null$|    false|' tests/test-lib.sh
-grep -A1 '^have_ed' tests/test-lib.sh | grep -q '^    false$'"))))
+     ;; /bin/sh: on the bootstrap's C library, whose utilities have an ed,
+     ;; the ed parts of crlf-handling and need-filename are skipped, as the
+     ;; suite does when ed is not there (as it is not on the distribution's
+     ;; own tool chain, which has no ed).  dash-o-append and context-format
+     ;; are expected failures upstream.
+     (list #:phases
+           (if (bootstrap-libc?)
+               (modify-phases %standard-phases
+                 (add-after 'unpack 'skip-ed-tests
+                   "sed -i 's|^    type ed >/dev/null 2>/dev/null$|    false|' tests/test-lib.sh
+grep -A1 '^have_ed' tests/test-lib.sh | grep -q '^    false$'"))
+               %standard-phases)))
     (synopsis "Apply a diff to files")
     (description
      "Patch reads a difference listing, as made by diff in its normal,
@@ -179,9 +191,7 @@ where each change goes even when the lines have moved.")
     ;; inode-zero.sh (no file with inode 0 here) and the "expensive"
     ;; many-dir-entries-vs-OOM.sh.
     (arguments
-     (list #:phases (modify-phases %standard-phases
-                      (add-after 'unpack 'skip-gnulib-system-tests
-                        %skip-gnulib-system-tests)
+     (list #:phases (modify-phases (with-gnulib-system-tests %standard-phases)
                       ;; updatedb is made from updatedb.sh during the build,
                       ;; and help-version.sh runs it before the install
                       ;; phase patches its "#! /bin/sh"; two tests write
@@ -224,9 +234,7 @@ file names.")
      ;; the 370 of gnulib-tests/): the ones needing root, perl (all the .pl
      ;; tests), locales, ACLs, valgrind, SELinux, a tty, other users or
      ;; groups, or the "expensive" and "very expensive" ones.
-     (list #:phases (modify-phases %standard-phases
-                      (add-after 'unpack 'skip-gnulib-system-tests
-                        %skip-gnulib-system-tests)
+     (list #:phases (modify-phases (with-gnulib-system-tests %standard-phases)
                       ;; env.sh writes scripts starting with "#!/bin/sh" and
                       ;; runs them; there is no /bin/sh in the sandbox.
                       ;; test-freadptr and test-freadseek compare what they
@@ -276,15 +284,15 @@ as echo, test, env, date, id and sleep.")
      ;; --info-script and checkpoint actions through "/bin/sh -c", which
      ;; the sandbox (and a store-only system) lacks: it gets the shell of
      ;; the inputs instead.
-     ;; Taken out of the suite: filerem02 ("toplevel file removed"), whose
-     ;; genfile helper removes a directory during the run through system(),
-     ;; that is /bin/sh.  Skipped by the suite itself: the lzip and zstd
+     ;; Taken out of the suite on the bootstrap's C library: filerem02
+     ;; ("toplevel file removed"), whose genfile helper removes a directory
+     ;; during the run through system(), that is /bin/sh there.  Skipped by the suite itself: the lzip and zstd
      ;; tests (not in the bootstrap), the xattrs, ACL, SELinux and
      ;; capabilities tests (setfattr, getfacl, chcon, setcap and libacl are
      ;; not in the bootstrap either), listed05 (root, to mount a ramfs),
      ;; multiv07, volsize and the star tests (archives to download
      ;; beforehand), and onetop05 (the sandbox refuses setgid bits).
-     (list #:make-flags '("TESTSUITEFLAGS=-k !filerem02")
+     (list #:make-flags (if (bootstrap-libc?) '("TESTSUITEFLAGS=-k !filerem02") '())
            #:phases (modify-phases %standard-phases
                       (add-after 'unpack 'set-shell-file-name
                         "sed -i \"s|\\\"/bin/sh\\\"|\\\"$(command -v sh)\\\"|g\" src/system.c

@@ -53,18 +53,24 @@ from which every package is built.")
     (properties '((hidden? . #t)))))
 
 ;;; The builder of gnu-build-system: cix's own C program (builder/),
-;;; compiled here by the bootstrap compiler, so that it is an input of every
-;;; package and a change to it rebuilds them all.
+;;; compiled here by the bootstrap compiler for the boot stages and the
+;;; packages built with the bootstrap tool chain; (gnu packages
+;;; commencement) compiles it again with the final GCC for every other
+;;; package. It is an input of every package: a change to it rebuilds them
+;;; all.
 (define %gnu-build
   (package
     (name "cix-gnu-build")
     (version "0")
     (source (local-file (data-file "builder") "cix-gnu-build-source"))
     (build-system trivial-build-system)
+    (inputs `(("bootstrap-tools" ,%bootstrap-tools)))
     (arguments
-     '(#:builder "export PATH=$bootstrap_tools/bin
+     '(#:implicit-inputs? #f
+       #:builder ((input "bootstrap-tools" "/bin/bash") "-e" "-c"
+                  "export PATH=$bootstrap_tools/bin
 mkdir -p $out/bin
-gcc -std=gnu11 -O2 -o $out/bin/gnu-build $src/*.c"))
+gcc -std=gnu11 -O2 -o $out/bin/gnu-build $src/*.c")))
     (synopsis "The builder of cix's gnu-build-system")
     (description "Runs the phases of the GNU build system.")
     (home-page #f)

@@ -6,16 +6,22 @@
   #:use-module (guix download)
   #:use-module (guix build-system gnu)
   #:use-module (guix build-system trivial)
-  #:use-module (guix licenses)
+  #:use-module ((guix licenses) #:select (gpl2 gpl3+ lgpl2.1+))
   #:use-module (gnu packages bootstrap)
   #:use-module (gnu packages m4)
+  #:use-module ((gnu packages base)
+                #:select (coreutils sed grep tar gnu-make diffutils patch findutils))
+  #:use-module ((gnu packages compression) #:select (gzip bzip2 xz))
+  #:use-module ((gnu packages gawk) #:select (gawk))
   #:export (%bootstrap-tools-full
             linux-headers
             glibc
             binutils
             bash
             gcc
-            gcc-toolchain))
+            gcc-toolchain
+            %final-inputs
+            %final-shell-inputs))
 
 ;;; How the chain is made (doc/bootstrap.md tells why):
 ;;;
@@ -218,14 +224,15 @@ sed -i \"s|\\\"/bin/sh\\\"|\\\"$out/libexec/sh\\\"|\" sysdeps/posix/system.c \\
 grep -q \"$out/libexec/sh\" sysdeps/posix/system.c
 grep -q \"$out/libexec/sh\" sysdeps/unix/sysv/linux/paths.h
 ! grep -n '\"/bin/sh\"' sysdeps/posix/system.c libio/oldiopopen.c")
-             (add-after 'install 'link-kernel-headers
+             (add-after 'install 'install-kernel-headers
                ;; The kernel's headers beside the C library's, as a system's
                ;; /usr/include has them: the compiler's one system directory.
+               ;; Copied, not linked, so that what links with glibc does not
+               ;; keep the headers alive; glibc's own (scsi/...) are kept.
                "set -e
-for d in \"$linux_headers\"/include/*; do
-  test -e \"$out/include/${d##*/}\" || ln -s \"$d\" \"$out/include/\"
-done
-test -e \"$out/include/linux/limits.h\" && test -e \"$out/include/asm/unistd.h\"")
+cp -R --no-clobber \"$linux_headers\"/include/. \"$out/include/\"
+test -f \"$out/include/linux/limits.h\" && test -f \"$out/include/asm/unistd.h\"
+! grep -rqF \"$linux_headers\" \"$out/include\"")
              (add-after 'install 'install-shell
                ;; A static Bash on this very glibc: the seeds' compiler with
                ;; none of the seeds' headers or libraries.
@@ -467,7 +474,12 @@ the directory of each shared library a link takes from the store.")
              "--with-local-prefix=/no-gcc-local-prefix"
              ;; GCC's own programs take the seed compiler's libstdc++
              ;; and libgcc statically, not the seeds' shared ones.
-             "LDFLAGS=-static-libstdc++ -static-libgcc")
+             "LDFLAGS=-static-libstdc++ -static-libgcc"
+             ;; The libraries it builds for programs (libstdc++, libgcc_s,
+             ;; libatomic...) are linked by the ld wrapper, not the seeds'
+             ;; ld, and find glibc and each other through their RUNPATH.
+             "LD_FOR_TARGET=${ld_wrapper}/bin/ld"
+             "LDFLAGS_FOR_TARGET=-Wl,-rpath,${out}/lib -Wl,-rpath,${glibc}/lib")
            #:phases
            (modify-phases %standard-phases
              (add-after 'unpack 'unpack-gcc
@@ -543,3 +555,85 @@ test -x $out/bin/gcc && test -x $out/bin/g++ && test -x $out/bin/cc")))
 the store libraries they use, and the GNU C library.")
     (home-page "https://gcc.gnu.org/")
     (license gpl3+)))
+
+;;; Stage 3: the utilities every build runs, and the builder, built by the
+;;; final GCC against the final glibc.  Their build takes the seeds'
+;;; utilities after the final tool chain in PATH; nothing of the seeds is
+;;; linked in (their lib/ holds no library the linker looks for), and
+;;; their scripts name the final Bash.  Their suites run when the
+;;; distribution's own packages of them are built, on them.
+(define (boot2-inputs)
+  `(("ld-wrapper" ,ld-wrapper)
+    ("gcc" ,gcc)
+    ("binutils" ,binutils)
+    ("glibc" ,glibc)
+    ("bash" ,bash)
+    ("bootstrap-tools" ,%bootstrap-tools)))
+
+(define (final p)
+  (unless (null? (package-inputs p))
+    (error (format #f "commencement: ~a has inputs of its own, which the final
+inputs cannot build" (package-name p))))
+  (package
+    (inherit p)
+    (inputs (boot2-inputs))
+    ;; The first of a keyword's values is the one taken.
+    (arguments (append (list #:implicit-inputs? #f #:tests? #f)
+                       (package-arguments p)))
+    (properties '((hidden? . #t)))))
+
+(define coreutils-final (final coreutils))
+(define sed-final (final sed))
+(define grep-final (final grep))
+(define gawk-final (final gawk))
+(define tar-final (final tar))
+(define gzip-final (final gzip))
+(define bzip2-final (final bzip2))
+(define xz-final (final xz))
+(define make-final (final gnu-make))
+(define diffutils-final (final diffutils))
+(define patch-final (final patch))
+(define findutils-final (final findutils))
+
+;;; cix's builder again, compiled by the final GCC: the gnu-build-system
+;;; of every other package runs on the final glibc.
+(define gnu-build-final
+  (package
+    (inherit %gnu-build)
+    (inputs `(("gcc-toolchain" ,gcc-toolchain)
+              ("bash" ,bash)
+              ("coreutils" ,coreutils-final)))
+    (arguments
+     '(#:implicit-inputs? #f
+       #:builder ((input "bash" "/bin/bash") "-e" "-c"
+                  "export PATH=$gcc_toolchain/bin:$coreutils/bin
+mkdir -p $out/bin
+gcc -std=gnu11 -O2 -o $out/bin/gnu-build $src/*.c")))))
+
+;;; What gnu-build-system adds to every package's inputs (their order is
+;;; PATH's): the final tool chain, with ld-wrapper's ld before binutils'.
+(define (%final-inputs)
+  `(("ld-wrapper" ,ld-wrapper)
+    ("gcc" ,gcc)
+    ("binutils" ,binutils)
+    ("glibc" ,glibc)
+    ("bash" ,bash)
+    ("coreutils" ,coreutils-final)
+    ("sed" ,sed-final)
+    ("grep" ,grep-final)
+    ("gawk" ,gawk-final)
+    ("tar" ,tar-final)
+    ("gzip" ,gzip-final)
+    ("bzip2" ,bzip2-final)
+    ("xz" ,xz-final)
+    ("make" ,make-final)
+    ("diffutils" ,diffutils-final)
+    ("patch" ,patch-final)
+    ("findutils" ,findutils-final)
+    ("gnu-build" ,gnu-build-final)))
+
+;;; What trivial-build-system adds: the shell its snippets run in, and the
+;;; basic utilities.
+(define (%final-shell-inputs)
+  `(("bash" ,bash)
+    ("coreutils" ,coreutils-final)))

@@ -4,6 +4,7 @@
   #:use-module (guix packages)
   #:use-module (guix build-system trivial)
   #:use-module (guix licenses)
+  #:use-module (gnu packages bootstrap)
   #:export (cross-tools cross-tools-triplets))
 
 ;;; A cross tool chain is made as the bootstrap binaries are: by
@@ -12,12 +13,9 @@
 ;;; reproducibly, and added to the store as it is; its hash is the one the
 ;;; script prints. Unpacked in the sandbox by the bootstrap's bash: the
 ;;; compilers (x86_64 programs) run on the bootstrap's loader and
-;;; libraries, and the target's libc goes to its own output, "lib", which is
+;;; libraries (so cross-building still uses Debian's binaries, whichever
+;;; tool chain the native packages are built with), and the target's libc goes to its own output, "lib", which is
 ;;; all that what they build refers to.
-
-(define (data-file name)
-  (string-append ((module-ref (resolve-interface '(cix primitives)) '%cix-data-dir))
-                 "/" name))
 
 (define %cross-tarballs
   `(("aarch64-linux-gnu"
@@ -46,9 +44,11 @@
                    (outputs '("out" "lib"))
                    (inputs `(("tarball" ,tarball)
                              ("script" ,(local-file (data-file "distro/bootstrap/unpack-cross.sh")
-                                                    "unpack-cross.sh"))))
+                                                    "unpack-cross.sh"))
+                             ("bootstrap-tools" ,%bootstrap-tools)))
                    (arguments
-                    `(#:env (("triplet" . ,triplet))
+                    `(#:implicit-inputs? #f
+                      #:env (("triplet" . ,triplet))
                       #:builder ((input "bootstrap-tools" "/bin/bash") "-e" (input "script"))))
                    (synopsis (string-append "GCC 12 and binutils building for " triplet))
                    (description "Debian's cross compiler, binutils and the target's C

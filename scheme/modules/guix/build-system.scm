@@ -4,7 +4,7 @@
   #:use-module (srfi srfi-9)
   #:export (build-system build-system? build-system-name
             build-system-description build-system-lower
-            keyword-arguments->alist))
+            keyword-arguments->alist implicit-tool-chain))
 
 ;;; A build system turns a package's arguments into what its derivation
 ;;; needs: (lower ARGUMENTS LOCATION TARGET) gives an alist with
@@ -36,3 +36,17 @@
           ((not (memq (car args) allowed))
            (fail "unknown argument ~s" (car args)))
           (else (loop (cddr args) (cons (cons (car args) (cadr args)) acc))))))
+
+;;; Which tool chain the build systems add to a package's inputs:
+;;;   final      the distribution's own, (gnu packages commencement)'s
+;;;              %final-inputs (the default)
+;;;   bootstrap  the bootstrap binaries themselves, as the boot stages do;
+;;;              what cix's own test suite builds with, so that it needs
+;;;              no GCC or glibc built first
+;;; from the environment variable CIX_TOOL_CHAIN. Packages built one way
+;;; and the other are different derivations.
+(define (implicit-tool-chain)
+  (let ((v (getenv "CIX_TOOL_CHAIN")))
+    (cond ((or (not v) (string=? v "") (string=? v "final")) 'final)
+          ((string=? v "bootstrap") 'bootstrap)
+          (else (error (format #f "CIX_TOOL_CHAIN: unknown tool chain `~a' (final or bootstrap)" v))))))

@@ -3,7 +3,7 @@
 (define-module (guix build-system gnu)
   #:use-module (guix build-system)
   #:use-module (srfi srfi-1)
-  #:export (gnu-build-system %standard-phases modify-phases))
+  #:export (gnu-build-system %standard-phases modify-phases bootstrap-libc?))
 
 ;;; The phases are run by cix's builder (builder/, a C program compiled in
 ;;; the store by the bootstrap compiler, so an input of every package). A
@@ -138,9 +138,9 @@
     (args . ())
     ;; #:implicit-inputs? #f: the builder only; the package names its tool
     ;; chain among its inputs (the stages of (gnu packages commencement)).
-    (implicit . ,(append (bootstrap-inputs (if (arg #:implicit-inputs? #t)
-                                               '("bootstrap-tools" "gnu-build")
-                                               '("gnu-build")))
+    (implicit . ,(append (if (arg #:implicit-inputs? #t)
+                             (tool-chain-inputs)
+                             (bootstrap-inputs '("gnu-build")))
                          (if target
                              (list (list "cross-tools" (cross-tool-chain target)))
                              '())))))
@@ -157,6 +157,22 @@
                              target))
     (error (format #f "gnu-build-system: bad target triplet ~s" target)))
   ((module-ref (resolve-interface '(gnu packages cross-base)) 'cross-tools) target))
+
+;;; What every package is built with, looked up when it is lowered (the
+;;; modules of the distribution use this one): the final tool chain and
+;;; utilities, or the bootstrap binaries (see implicit-tool-chain).
+(define (tool-chain-inputs)
+  (case (implicit-tool-chain)
+    ((bootstrap) (bootstrap-inputs '("bootstrap-tools" "gnu-build")))
+    (else ((module-ref (resolve-interface '(gnu packages commencement))
+                       '%final-inputs)))))
+
+;;; True when packages are built with the bootstrap binaries (as cix's
+;;; tests build them): their C library's system() and popen() run /bin/sh,
+;;; which the sandbox lacks, where the distribution's glibc runs its own
+;;; Bash. Packages skip the tests that need it only then.
+(define (bootstrap-libc?)
+  (eq? (implicit-tool-chain) 'bootstrap))
 
 ;;; The bootstrap binaries and the builder, from (gnu packages bootstrap),
 ;;; looked up when a package is lowered.

@@ -4,10 +4,12 @@
   #:use-module (guix build-system)
   #:export (trivial-build-system))
 
-;;; #:builder is a shell snippet, run by the bootstrap's bash with -e, or a
-;;; list (PROGRAM ARG ...) whose items are strings or (input LABEL [SUFFIX])
-;;; (that input's store path, followed by SUFFIX). #:env adds variables;
-;;; #:implicit-inputs? #f leaves out the bootstrap tools (for the seeds).
+;;; #:builder is a shell snippet, run with -e, PATH set to the implicit
+;;; inputs' bin directories, by the bash of the implicit inputs (the final Bash and coreutils, or the bootstrap binaries: see
+;;; implicit-tool-chain), or a list (PROGRAM ARG ...) whose items are
+;;; strings or (input LABEL [SUFFIX]) (that input's store path, followed
+;;; by SUFFIX). #:env adds variables; #:implicit-inputs? #f leaves out the
+;;; implicit inputs (for the seeds and the boot stages).
 (define* (lower-trivial arguments location #:optional target)
   (define args
     (keyword-arguments->alist "trivial-build-system" arguments
@@ -24,14 +26,39 @@
   (unless builder
     (error (string-append (if location (string-append location ": ") "")
                           "trivial-build-system: no #:builder")))
+  (define implicit
+    (cond ((not implicit?) '())
+          ((eq? (implicit-tool-chain) 'bootstrap)
+           (list (list "bootstrap-tools"
+                       (module-ref (resolve-interface '(gnu packages bootstrap))
+                                   '%bootstrap-tools))))
+          (else ((module-ref (resolve-interface '(gnu packages commencement))
+                             '%final-shell-inputs)))))
+  (when (and (string? builder) (null? implicit))
+    (error (string-append (if location (string-append location ": ") "")
+                          "trivial-build-system: a shell snippet as #:builder needs the implicit inputs' shell")))
   `((env . ,(arg #:env '()))
-    (builder . ,(if (string? builder) #f (item (car builder))))
-    (args . ,(if (string? builder) (list "-e" "-c" builder) (map item (cdr builder))))
-    (implicit . ,(if implicit?
-                     (list (list "bootstrap-tools"
-                                 (module-ref (resolve-interface '(gnu packages bootstrap))
-                                             '%bootstrap-tools)))
-                     '()))))
+    ;; A snippet is run by the implicit inputs' bash (the first of them).
+    (builder . ,(if (string? builder)
+                    (cons (car (car implicit)) "/bin/bash")
+                    (item (car builder))))
+    (args . ,(if (string? builder)
+                 (list "-e" "-c" (string-append (path-of implicit) builder))
+                 (map item (cdr builder))))
+    (implicit . ,implicit)))
+
+;;; "export PATH=$a/bin:$b/bin\n" for the implicit inputs labelled a and b
+;;; (their variables, - as _), put before a snippet.
+(define (path-of implicit)
+  (string-append
+   "export PATH="
+   (string-join (map (lambda (i)
+                       (string-append "$" (string-map (lambda (c) (if (memv c '(#\- #\. #\+)) #\_ c))
+                                                      (car i))
+                                      "/bin"))
+                     implicit)
+                ":")
+   "\n"))
 
 (define trivial-build-system
   (build-system 'trivial "a build command of the package's own" lower-trivial))
