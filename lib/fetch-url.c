@@ -254,6 +254,12 @@ int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expe
 			*err = expand_err;
 	} else if (!tried && !mismatch)
 		r = cix_error(err, -CIX_ENOTFOUND, "no url to download");
+	/* Offline, the mirror is what was meant to have it: say it did not. */
+	if (!mismatch && expected && !recursive && opts->cas_dirs && opts->cas_dirs[0] && err) {
+		struct cix_err first = *err;
+		cix_error(err, first.code, "%s; not in the content-addressed mirrors "
+			  "(CIX_CAS_DIRS) either", first.msg);
+	}
 out_close:
 	if (close(x.fd) < 0 && r >= 0)
 		r = cix_error_errno(err, -errno, "cannot close '%s'", dest);

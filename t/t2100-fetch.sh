@@ -328,6 +328,10 @@ test_expect_success 'builtin:fetchurl: content-addressed mirror for flat hashes 
 	fetch-tool -c cas --builtin bcas out=/x url="http://127.0.0.1:1/big.bin" \
 		outputHash="$(cix hash root/big.bin)" outputHashAlgo=sha256 outputHashMode=flat &&
 	cmp root/big.bin bcas &&
+	test_expect_code 1 fetch-tool -c cas --builtin bcas3 out=/x url="http://127.0.0.1:1/big.bin" \
+		outputHash="$(printf "in no mirror\n" | cix hash /dev/stdin)" outputHashAlgo=sha256 outputHashMode=flat 2>err3 &&
+	test_path_is_missing bcas3 && test $(wc -l <err3) = 1 &&
+	grep -q "cannot download .http://127.0.0.1:1/big.bin.*; not in the content-addressed mirrors (CIX_CAS_DIRS) either" err3 &&
 	test_expect_code 1 fetch-tool -c cas --builtin bcas2 out=/x url="http://127.0.0.1:1/big.bin" \
 		outputHash="$(cix hash -r root/big.bin)" outputHashAlgo=sha256 outputHashMode=recursive 2>err &&
 	test_path_is_missing bcas2
