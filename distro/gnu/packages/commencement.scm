@@ -353,7 +353,10 @@ compile and link against the distribution's glibc.")
              "--enable-deterministic-archives"
              ;; ld searches no directory of its own: the compiler (and the
              ;; ld wrapper) say where libraries are.
-             "--with-lib-path=/no-ld-lib-path")
+             "--with-lib-path=/no-ld-lib-path"
+             ;; -rpath makes a DT_RUNPATH, which LD_LIBRARY_PATH can
+             ;; override and which is not inherited, not a DT_RPATH.
+             "--enable-new-dtags")
            ;; The manuals are not rebuilt (there is no makeinfo yet).
            #:make-flags '("MAKEINFO=true")))
     (synopsis "Binary utilities: the assembler, the linker and their tools")
@@ -378,7 +381,13 @@ objcopy, readelf, strip, size, strings).")
            #:configure-flags '("--without-bash-malloc" "--disable-nls")
            #:phases
            (modify-phases %standard-phases
-             (add-after 'install 'link-sh "ln -s bash \"$out/bin/sh\""))))
+             (add-after 'install 'link-sh "ln -s bash \"$out/bin/sh\"")
+             ;; bashbug's shell and the Makefile of loadable builtins would
+             ;; name the seeds' sh and install (what PATH had).
+             (add-after 'link-sh 'use-own-shell
+               "sed -i \"1s|^#!.*|#!$out/bin/sh -|\" \"$out/bin/bashbug\"
+sed -i 's|^INSTALL = .*|INSTALL = install -c|' \"$out/lib/bash/Makefile.inc\"
+! grep -rqF \"$bootstrap_tools\" \"$out\""))))
     (synopsis "The GNU Bourne-Again SHell")
     (description "Bash, the shell of the GNU system: the POSIX shell
 language with arrays, arithmetic, brace expansion, history and line
@@ -517,7 +526,12 @@ sed -i \"1s|^#! */bin/sh|#!$(command -v bash)|\" gcc/exec-tool.in
              ;; The manual's hook documentation cannot be checked against
              ;; Debian's stripped doc/tm.texi.in: said to be done.
              (add-before 'install 'no-tm-texi "touch gcc/s-tm-texi")
-             (add-after 'install 'link-cc "ln -s gcc \"$out/bin/cc\""))))
+             (add-after 'install 'link-cc "ln -s gcc \"$out/bin/cc\"")
+             ;; install-tools re-run fixincludes on a system's headers, which
+             ;; a store has no use for; its programs name the seeds' sed.
+             (add-after 'link-cc 'remove-install-tools
+               "rm -r \"$out\"/libexec/gcc/*/*/install-tools \"$out\"/lib/gcc/*/*/install-tools
+! grep -rqF \"$bootstrap_tools\" \"$out\""))))
     (synopsis "The GNU Compiler Collection: C and C++")
     (description "GCC, the GNU compiler of C and C++, with libstdc++ and
 the runtime libraries they need.  It finds the store's glibc by itself;
