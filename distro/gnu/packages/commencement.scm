@@ -383,8 +383,9 @@ objcopy, readelf, strip, size, strings).")
            (modify-phases %standard-phases
              (add-after 'install 'link-sh "ln -s bash \"$out/bin/sh\"")
              ;; bashbug's shell and the Makefile of loadable builtins would
-             ;; name the seeds' sh and install (what PATH had).
-             (add-after 'link-sh 'use-own-shell
+             ;; name the seeds' sh and install (what PATH had); checked
+             ;; once the binaries are stripped.
+             (add-after 'strip 'use-own-shell
                "sed -i \"1s|^#!.*|#!$out/bin/sh -|\" \"$out/bin/bashbug\"
 sed -i 's|^INSTALL = .*|INSTALL = install -c|' \"$out/lib/bash/Makefile.inc\"
 ! grep -rqF \"$bootstrap_tools\" \"$out\""))))
@@ -529,7 +530,7 @@ sed -i \"1s|^#! */bin/sh|#!$(command -v bash)|\" gcc/exec-tool.in
              (add-after 'install 'link-cc "ln -s gcc \"$out/bin/cc\"")
              ;; install-tools re-run fixincludes on a system's headers, which
              ;; a store has no use for; its programs name the seeds' sed.
-             (add-after 'link-cc 'remove-install-tools
+             (add-after 'strip 'remove-install-tools
                "rm -r \"$out\"/libexec/gcc/*/*/install-tools \"$out\"/lib/gcc/*/*/install-tools
 ! grep -rqF \"$bootstrap_tools\" \"$out\""))))
     (synopsis "The GNU Compiler Collection: C and C++")
