@@ -97,7 +97,7 @@ usual tool for non-interactive edits in scripts and build systems.")
               (sha256
                (base32 "10n3mc9n1xmg85hpxyr4wiqzfp27ffxzwhvkv021j27vnk0pr3a9"))))
     (build-system gnu-build-system)
-    ;; Built without PCRE (no grep -P): libpcre2 is not in the bootstrap.
+    ;; Built without PCRE (no grep -P): libpcre2 is not packaged.
     ;; Skipped by the suite itself: the pcre* tests (no PCRE), the ones
     ;; needing locales, perl (hash-collision-perf), git or cvs, and the
     ;; "expensive" ones; triple-backref is an expected failure upstream.
@@ -186,7 +186,7 @@ where each change goes even when the lines have moved.")
                (base32 "1zk2sighc26bfdsm97bv7cd1cnvq7r4gll4zqpnp0rs3kp0bigx2"))))
     (build-system gnu-build-system)
     ;; The DejaGnu suites (find/testsuite, xargs/testsuite) do not run:
-    ;; runtest (DejaGnu, with expect and Tcl) is not in the bootstrap, and
+    ;; runtest (DejaGnu, with expect and Tcl) is not packaged, and
     ;; 'make check' says so with a warning.  Skipped by the suite itself:
     ;; inode-zero.sh (no file with inode 0 here) and the "expensive"
     ;; many-dir-entries-vs-OOM.sh.
@@ -224,7 +224,7 @@ file names.")
               (sha256
                (base32 "08q4b0w7mwfxbqjs712l6wrwl2ijs7k50kssgbryg9wbsw8g98b1"))))
     (build-system gnu-build-system)
-    ;; Guix gives it acl, gmp and libcap; none of them is in the bootstrap,
+    ;; Guix gives it acl, gmp and libcap; none of them is packaged yet,
     ;; so it is built without ACLs or capabilities, and 'expr' and 'factor'
     ;; use the mini-gmp coreutils carries.  The manual pages are the ones
     ;; the tarball ships (help2man, to remake them, needs perl).
@@ -287,9 +287,9 @@ as echo, test, env, date, id and sleep.")
      ;; Taken out of the suite on the bootstrap's C library: filerem02
      ;; ("toplevel file removed"), whose genfile helper removes a directory
      ;; during the run through system(), that is /bin/sh there.  Skipped by the suite itself: the lzip and zstd
-     ;; tests (not in the bootstrap), the xattrs, ACL, SELinux and
+     ;; tests (not packaged), the xattrs, ACL, SELinux and
      ;; capabilities tests (setfattr, getfacl, chcon, setcap and libacl are
-     ;; not in the bootstrap either), listed05 (root, to mount a ramfs),
+     ;; not packaged either; opcomp06 too, for setfattr), listed05 (root, to mount a ramfs),
      ;; multiv07, volsize and the star tests (archives to download
      ;; beforehand), and onetop05 (the sandbox refuses setgid bits).
      (list #:make-flags (if (bootstrap-libc?) '("TESTSUITEFLAGS=-k !filerem02") '())
@@ -316,7 +316,7 @@ bzip2, xz and others.")
 ;; Debian's make-dfsg orig tarball (see gnu-make) is a repacked tree with no
 ;; configure script, no Makefile.in at the top and none of the gnulib m4
 ;; files configure.ac calls for (Debian regenerates them at build time); with
-;; no autotools in the bootstrap, and not even the macros to run them on,
+;; no autotools packaged, and not even the macros to run them on,
 ;; make is configured and built by hand for glibc on x86_64 GNU/Linux.
 ;; The configuration: src/config.h.in with what configure finds on glibc 2.36
 ;; (posix_spawn, the jobserver, 'load', high-resolution time stamps, glibc's
@@ -403,11 +403,11 @@ gcc -O2 -g -Wl,--export-dynamic -o make $objs")
               (sha256
                (base32 "0iwh3yfhm6zrbmgnmjs7f8c0chi6palx5g43bxs4x0kq4ma1fk5y"))))
     (build-system gnu-build-system)
-    ;; Guix builds it with Guile; Guile is not in the bootstrap.
+    ;; Guix builds it with Guile; Guile is not packaged.
     (outputs '("out" "debug"))
     (arguments
      ;; The test suite (tests/run_make_tests.pl) is written in Perl, which
-     ;; is not in the bootstrap.
+     ;; is not packaged.
      (list #:tests? #f
            #:phases (modify-phases %standard-phases
                       ;; Recipes run the shell of the inputs, not /bin/sh.

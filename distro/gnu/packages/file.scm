@@ -24,7 +24,7 @@
     ;; by configure.  In Guix these come with the implicit inputs; here
     ;; they are named.  Built without zlib (gzip data is then handed to
     ;; the gzip program instead) until the distribution has a zlib
-    ;; package: the bootstrap has no zlib.h, so configure finds none.
+    ;; package: no input has a zlib.h, so configure finds none.
     ;; The test suite (`make check': each tests/*.testfile against its
     ;; .result) runs whole.
     (inputs (list bzip2 xz))
