@@ -124,4 +124,20 @@ test_expect_success BOOTSTRAP 'CIX_TOOL_CHAIN=bootstrap: the bootstrap binaries;
 	test $(wc -l <err) = 1
 '
 
+test_expect_success BOOTSTRAP 'trivial-build-system: a snippet runs in the implicit inputs'"'"' bash; without them it is refused' '
+	cat >triv.scm <<-\EOF &&
+	(use-modules (guix packages) (guix build-system trivial))
+	(package (name "triv") (version "1") (source #f)
+	  (build-system trivial-build-system)
+	  (arguments (quote (#:builder "mkdir $out"))))
+	EOF
+	CIX_TOOL_CHAIN=final cix build -d -f triv.scm >triv.drv &&
+	cix derivation show "$(cat triv.drv)" >show &&
+	grep -q "\"builder\": \"$CIX_STORE_DIR/[a-z0-9]*-bash-5.2.15/bin/bash\"" show &&
+	grep -qF "export PATH=\$bash/bin:\$coreutils/bin" show &&
+	sed "s/(quote (#:builder/(quote (#:implicit-inputs? #f #:builder/" triv.scm >triv2.scm &&
+	test_must_fail cix build -d -f triv2.scm 2>err &&
+	grep -q "a shell snippet as #:builder needs the implicit inputs" err
+'
+
 test_done

@@ -4,12 +4,13 @@
   #:use-module (guix build-system)
   #:export (trivial-build-system))
 
-;;; #:builder is a shell snippet, run with -e, PATH set to the implicit
-;;; inputs' bin directories, by the bash of the implicit inputs (the final Bash and coreutils, or the bootstrap binaries: see
-;;; implicit-tool-chain), or a list (PROGRAM ARG ...) whose items are
-;;; strings or (input LABEL [SUFFIX]) (that input's store path, followed
-;;; by SUFFIX). #:env adds variables; #:implicit-inputs? #f leaves out the
-;;; implicit inputs (for the seeds and the boot stages).
+;;; #:builder is a shell snippet, run with -e by the bash of the implicit
+;;; inputs (the final Bash and coreutils, or the bootstrap binaries: see
+;;; implicit-tool-chain) with their bin directories in PATH, or a list
+;;; (PROGRAM ARG ...) whose items are strings or (input LABEL [SUFFIX])
+;;; (that input's store path, followed by SUFFIX). #:env adds variables;
+;;; #:implicit-inputs? #f leaves out the implicit inputs (for the seeds and
+;;; the boot stages), and so needs a list.
 (define* (lower-trivial arguments location #:optional target)
   (define args
     (keyword-arguments->alist "trivial-build-system" arguments
