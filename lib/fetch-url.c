@@ -167,9 +167,11 @@ int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expe
 	 * A mirror:// URL that no mirror list knows may still be served by a
 	 * content-addressed mirror: its error waits until those missed.
 	 */
+	/* A flat hash names a file a content-addressed mirror may have. */
+	int cas = expected && !recursive && opts->cas_dirs && opts->cas_dirs[0];
 	struct cix_err expand_err = { 0 };
 	int expand_r = cix_fetch_expand_url(url, opts, &urls, &n, &expand_err);
-	if (expand_r < 0 && (!expected || recursive || !opts->cas_dirs || !opts->cas_dirs[0])) {
+	if (expand_r < 0 && !cas) {
 		if (err)
 			*err = expand_err;
 		return expand_r;
@@ -197,7 +199,7 @@ int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expe
 
 	r = -CIX_ENOTFOUND;
 	/* Content-addressed mirrors first: no network when a directory has it. */
-	for (size_t i = 0; expected && !recursive && opts->cas_dirs && opts->cas_dirs[i]; i++) {
+	for (size_t i = 0; cas && opts->cas_dirs[i]; i++) {
 		const char *d = opts->cas_dirs[i];
 		size_t dl = strlen(d);
 		struct strbuf p = STRBUF_INIT;
@@ -255,7 +257,7 @@ int cix_fetch_url(const char *url, const char *dest, const struct cix_hash *expe
 	} else if (!tried && !mismatch)
 		r = cix_error(err, -CIX_ENOTFOUND, "no url to download");
 	/* Offline, the mirror is what was meant to have it: say it did not. */
-	if (!mismatch && expected && !recursive && opts->cas_dirs && opts->cas_dirs[0] && err) {
+	if (!mismatch && cas && err) {
 		struct cix_err first = *err;
 		cix_error(err, first.code, "%s; not in the content-addressed mirrors "
 			  "(CIX_CAS_DIRS) either", first.msg);

@@ -110,7 +110,7 @@ struct cix_package {
 	struct strvec env;             /* KEY=VALUE */
 	struct cix_env_ref *env_refs;  /* KEY=an input's path and text, by label */
 	size_t nr_env_refs, alloc_env_refs;
-	struct cix_arg *builder;       /* trivial: the program (NULL: bash of the bootstrap) */
+	struct cix_arg *builder;       /* trivial: the program (the build system names it) */
 	struct cix_arg *args;          /* its arguments */
 	size_t nr_args, alloc_args;
 	/* The build system's own inputs (bootstrap tools, the builder): none for a seed. */

@@ -5,7 +5,7 @@
   #:use-module (guix build-system trivial)
   #:use-module (guix licenses)
   #:export (%bootstrap-tarball %bootstrap-busybox %bootstrap-tools %gnu-build
-            data-file))
+            %gnu-build-command data-file))
 
 ;;; The bootstrap binaries are made by scripts/make-bootstrap from pinned
 ;;; Debian 12 packages, reproducibly (the same bytes on every machine), and
@@ -58,6 +58,11 @@ from which every package is built.")
 ;;; commencement) compiles it again with the final GCC for every other
 ;;; package. It is an input of every package: a change to it rebuilds them
 ;;; all.
+;;; How the builder is compiled, by whichever gcc is first in PATH.
+(define %gnu-build-command
+  "mkdir -p $out/bin
+gcc -std=gnu11 -O2 -o $out/bin/gnu-build $src/*.c")
+
 (define %gnu-build
   (package
     (name "cix-gnu-build")
@@ -66,11 +71,10 @@ from which every package is built.")
     (build-system trivial-build-system)
     (inputs `(("bootstrap-tools" ,%bootstrap-tools)))
     (arguments
-     '(#:implicit-inputs? #f
+     `(#:implicit-inputs? #f
        #:builder ((input "bootstrap-tools" "/bin/bash") "-e" "-c"
-                  "export PATH=$bootstrap_tools/bin
-mkdir -p $out/bin
-gcc -std=gnu11 -O2 -o $out/bin/gnu-build $src/*.c")))
+                  ,(string-append "export PATH=$bootstrap_tools/bin\n"
+                                  %gnu-build-command))))
     (synopsis "The builder of cix's gnu-build-system")
     (description "Runs the phases of the GNU build system.")
     (home-page #f)

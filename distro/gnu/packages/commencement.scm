@@ -571,6 +571,15 @@ the store libraries they use, and the GNU C library.")
     (home-page "https://gcc.gnu.org/")
     (license gpl3+)))
 
+;;; The final tool chain, in PATH's order: ld-wrapper's ld before
+;;; binutils'.
+(define (final-tool-chain)
+  `(("ld-wrapper" ,ld-wrapper)
+    ("gcc" ,gcc)
+    ("binutils" ,binutils)
+    ("glibc" ,glibc)
+    ("bash" ,bash)))
+
 ;;; Stage 3: the utilities every build runs, and the builder, built by the
 ;;; final GCC against the final glibc.  Their build takes the seeds'
 ;;; utilities after the final tool chain in PATH; nothing of the seeds is
@@ -578,11 +587,7 @@ the store libraries they use, and the GNU C library.")
 ;;; their scripts name the final Bash.  Their suites run when the
 ;;; distribution's own packages of them are built, on them.
 (define (boot2-inputs)
-  `(("ld-wrapper" ,ld-wrapper)
-    ("gcc" ,gcc)
-    ("binutils" ,binutils)
-    ("glibc" ,glibc)
-    ("bash" ,bash)
+  `(,@(final-tool-chain)
     ("bootstrap-tools" ,%bootstrap-tools)))
 
 (define (final p)
@@ -619,20 +624,15 @@ inputs cannot build" (package-name p))))
               ("bash" ,bash)
               ("coreutils" ,coreutils-final)))
     (arguments
-     '(#:implicit-inputs? #f
+     `(#:implicit-inputs? #f
        #:builder ((input "bash" "/bin/bash") "-e" "-c"
-                  "export PATH=$gcc_toolchain/bin:$coreutils/bin
-mkdir -p $out/bin
-gcc -std=gnu11 -O2 -o $out/bin/gnu-build $src/*.c")))))
+                  ,(string-append "export PATH=$gcc_toolchain/bin:$coreutils/bin\n"
+                                  %gnu-build-command))))))
 
 ;;; What gnu-build-system adds to every package's inputs (their order is
-;;; PATH's): the final tool chain, with ld-wrapper's ld before binutils'.
+;;; PATH's): the final tool chain, the final utilities and the builder.
 (define (%final-inputs)
-  `(("ld-wrapper" ,ld-wrapper)
-    ("gcc" ,gcc)
-    ("binutils" ,binutils)
-    ("glibc" ,glibc)
-    ("bash" ,bash)
+  `(,@(final-tool-chain)
     ("coreutils" ,coreutils-final)
     ("sed" ,sed-final)
     ("grep" ,grep-final)

@@ -4,7 +4,8 @@
   #:use-module (srfi srfi-9)
   #:export (build-system build-system? build-system-name
             build-system-description build-system-lower
-            keyword-arguments->alist implicit-tool-chain))
+            keyword-arguments->alist implicit-tool-chain tool-chain-inputs
+            bootstrap-packages))
 
 ;;; A build system turns a package's arguments into what its derivation
 ;;; needs: (lower ARGUMENTS LOCATION TARGET) gives an alist with
@@ -50,3 +51,19 @@
     (cond ((or (not v) (string=? v "") (string=? v "final")) 'final)
           ((string=? v "bootstrap") 'bootstrap)
           (else (error (format #f "CIX_TOOL_CHAIN: unknown tool chain `~a' (final or bootstrap)" v))))))
+
+;;; The inputs a build system adds to a package, looked up when it is
+;;; lowered: with the final tool chain, the list that the procedure FINAL
+;;; of (gnu packages commencement) gives; with the bootstrap one, the
+;;; packages of (gnu packages bootstrap) that BOOTSTRAP names, a list of
+;;; (LABEL . VARIABLE).
+(define (tool-chain-inputs final bootstrap)
+  (case (implicit-tool-chain)
+    ((bootstrap) (bootstrap-packages bootstrap))
+    (else ((module-ref (resolve-interface '(gnu packages commencement)) final)))))
+
+;;; ((LABEL . VARIABLE) ...) -> ((LABEL PACKAGE) ...), the packages of
+;;; (gnu packages bootstrap).
+(define (bootstrap-packages labelled)
+  (let ((m (resolve-interface '(gnu packages bootstrap))))
+    (map (lambda (b) (list (car b) (module-ref m (cdr b)))) labelled)))

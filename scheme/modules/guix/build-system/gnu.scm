@@ -139,8 +139,10 @@
     ;; #:implicit-inputs? #f: the builder only; the package names its tool
     ;; chain among its inputs (the stages of (gnu packages commencement)).
     (implicit . ,(append (if (arg #:implicit-inputs? #t)
-                             (tool-chain-inputs)
-                             (bootstrap-inputs '("gnu-build")))
+                             (tool-chain-inputs '%final-inputs
+                                                '(("bootstrap-tools" . %bootstrap-tools)
+                                                  ("gnu-build" . %gnu-build)))
+                             (bootstrap-packages '(("gnu-build" . %gnu-build))))
                          (if target
                              (list (list "cross-tools" (cross-tool-chain target)))
                              '())))))
@@ -158,32 +160,12 @@
     (error (format #f "gnu-build-system: bad target triplet ~s" target)))
   ((module-ref (resolve-interface '(gnu packages cross-base)) 'cross-tools) target))
 
-;;; What every package is built with, looked up when it is lowered (the
-;;; modules of the distribution use this one): the final tool chain and
-;;; utilities, or the bootstrap binaries (see implicit-tool-chain).
-(define (tool-chain-inputs)
-  (case (implicit-tool-chain)
-    ((bootstrap) (bootstrap-inputs '("bootstrap-tools" "gnu-build")))
-    (else ((module-ref (resolve-interface '(gnu packages commencement))
-                       '%final-inputs)))))
-
 ;;; True when packages are built with the bootstrap binaries (as cix's
 ;;; tests build them): their C library's system() and popen() run /bin/sh,
 ;;; which the sandbox lacks, where the distribution's glibc runs its own
 ;;; Bash. Packages skip the tests that need it only then.
 (define (bootstrap-libc?)
   (eq? (implicit-tool-chain) 'bootstrap))
-
-;;; The bootstrap binaries and the builder, from (gnu packages bootstrap),
-;;; looked up when a package is lowered.
-(define (bootstrap-inputs labels)
-  (let ((m (resolve-interface '(gnu packages bootstrap))))
-    (map (lambda (label)
-           (list label
-                 (module-ref m (if (string=? label "gnu-build")
-                                   '%gnu-build
-                                   '%bootstrap-tools))))
-         labels)))
 
 (define gnu-build-system
   (build-system 'gnu "the GNU build system: ./configure && make && make check && make install"

@@ -28,13 +28,10 @@
     (error (string-append (if location (string-append location ": ") "")
                           "trivial-build-system: no #:builder")))
   (define implicit
-    (cond ((not implicit?) '())
-          ((eq? (implicit-tool-chain) 'bootstrap)
-           (list (list "bootstrap-tools"
-                       (module-ref (resolve-interface '(gnu packages bootstrap))
-                                   '%bootstrap-tools))))
-          (else ((module-ref (resolve-interface '(gnu packages commencement))
-                             '%final-shell-inputs)))))
+    (if implicit?
+        (tool-chain-inputs '%final-shell-inputs
+                           '(("bootstrap-tools" . %bootstrap-tools)))
+        '()))
   (when (and (string? builder) (null? implicit))
     (error (string-append (if location (string-append location ": ") "")
                           "trivial-build-system: a shell snippet as #:builder needs the implicit inputs' shell")))
