@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #define NSS_BUF 65536
+/* Where the machine's build-user locks live (a tmpfs, emptied at boot). */
+#define CIX_RUN_DIR "/run/cix"
 /* How long to wait between two looks for a free build user. */
 #define BUSY_WAIT_NS 50000000L
 
@@ -107,16 +109,25 @@ out:
 	return r;
 }
 
-static int open_pool(struct cix_store *s, struct cix_err *err)
+/*
+ * The build users' locks are the machine's, not a store's: two cix stores
+ * (a daemon's and a test's, a private one of distro-check) never take the
+ * same build user at once, and none kills the processes of a build user
+ * another holds. $CIX_USERPOOL_DIR moves them (tests).
+ */
+static int open_pool(struct cix_err *err)
 {
-	struct strbuf d = STRBUF_INIT;
+	const char *dir = getenv("CIX_USERPOOL_DIR");
 	int fd;
-	strbuf_addf(&d, "%s/userpool", s->state_dir);
-	if (mkdir(d.buf, 0755) < 0 && errno != EEXIST)
-		fd = cix_error_errno(err, -errno, "cannot create '%s'", d.buf);
-	else if ((fd = open(d.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		fd = cix_error_errno(err, -errno, "cannot open '%s'", d.buf);
-	strbuf_release(&d);
+	if (!dir || !*dir) {
+		if (mkdir(CIX_RUN_DIR, 0755) < 0 && errno != EEXIST)
+			return cix_error_errno(err, -errno, "cannot create '%s'", CIX_RUN_DIR);
+		dir = CIX_RUN_DIR "/userpool";
+	}
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return cix_error_errno(err, -errno, "cannot create '%s'", dir);
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return cix_error_errno(err, -errno, "cannot open '%s'", dir);
 	return fd;
 }
 
@@ -133,7 +144,7 @@ int cix_build_user_acquire(struct cix_store *s, struct cix_build_user *u, struct
 		return 0;
 	if ((r = members(group, &uids, &nr, &gid, err)) < 0 || !nr)
 		return r;
-	if ((pool = open_pool(s, err)) < 0) {
+	if ((pool = open_pool(err)) < 0) {
 		free(uids);
 		return pool;
 	}

@@ -11,7 +11,8 @@
 /*
  * Build users: the members of the group $CIX_BUILD_USERS_GROUP (default
  * "cixbld"), as Nix's nixbld. A build takes one that no other build holds
- * (an flock on STATE/userpool/UID, so that concurrent cix processes agree)
+ * (an flock on /run/cix/userpool/UID, so that every cix process of the
+ * machine agrees, whatever its store)
  * and runs as it, its uid and the group's gid mapped to the sandbox's
  * uid 1000 and gid 100. Without such a group (or when not root) builds
  * run in a user namespace mapped to the caller.

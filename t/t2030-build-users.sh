@@ -111,6 +111,38 @@ test_expect_success NIX,BUILDUSERS 'two builds at once have two users; a third w
 	awk "NR <= 2 { first = first ? first : \$2 } NR == 3 { exit !(\$2 - first > 1500000000) }" starts
 '
 
+test_expect_success NIX,BUILDUSERS 'two stores of the machine never take one build user at once' '
+	# A second store holds both build users with two slow builds...
+	B=$TRASH_DIRECTORY/second &&
+	NB="local?store=$B/store&real=$B/nixreal&state=$B/nixstate&log=$B/nixlog" &&
+	cat >slow.nix <<-\EOF &&
+	let d = name: script: derivation { inherit name; system = "x86_64-linux"; builder = "/bin/sh";
+	      args = [ "-c" script ]; }; in {
+	  h1 = d "h1" "/bin/sleep 2.9501; echo > $out";
+	  h2 = d "h2" "/bin/sleep 2.9502; echo > $out";
+	  mine = d "mine" "echo mine > $out";
+	}
+	EOF
+	nix-instantiate --store "$NB" slow.nix -A h1 >h1.drv 2>/dev/null &&
+	nix-instantiate --store "$NB" slow.nix -A h2 >h2.drv 2>/dev/null &&
+	nix-store --store "$NB" --export $(nix-store --store "$NB" -qR $(cat h1.drv h2.drv)) |
+		CIX_STORE_DIR=$B/store CIX_STATE_DIR=$B/state CIX_LOG_DIR=$B/log cix store --import >/dev/null &&
+	instantiate mine slow.nix &&
+	{ CIX_STORE_DIR=$B/store CIX_STATE_DIR=$B/state CIX_LOG_DIR=$B/log \
+		cix store -r -j 2 $(cat h1.drv h2.drv) >h.out 2>h.log & } &&
+	pid=$! &&
+	for i in $(seq 100); do
+		uid_of 2.9501 >/dev/null && uid_of 2.9502 >/dev/null && break
+		sleep 0.1
+	done &&
+	uid_of 2.9501 && uid_of 2.9502 &&
+	# ...then this store builds: it waits for one of them, killing nothing.
+	cix store -r $(cat mine.drv) >mine.out &&
+	wait $pid &&
+	test_line_count = 2 h.out &&
+	test "$(cat $(cat mine.out))" = mine
+'
+
 test_expect_success NIX,BUILDUSERS 'nobody else can reach a build directory (security.md items 6, 12)' '
 	{ cix store -r $(cat closed.drv) >closed.out 2>closed.log & } &&
 	for i in $(seq 50); do uid=$(uid_of 2.9301) && break; sleep 0.1; done &&
