@@ -35,6 +35,30 @@ int conn_read_paths(struct conn *c, struct strvec *out, struct cix_err *err)
 	return r;
 }
 
+/*
+ * The data of the older protocols' tunnel: the daemon asks for up to n
+ * bytes with STDERR_READ, the client answers with a string.
+ */
+ssize_t conn_tunnel_read(void *opaque, void *buf, size_t len)
+{
+	struct conn_tunnel *t = opaque;
+	if (t->pos == t->chunk.len) {
+		int r;
+		cix_wire_write_u64(&t->c->w, CIX_STDERR_READ);
+		cix_wire_write_u64(&t->c->w, 65536);
+		if ((r = cix_wire_flush(&t->c->w, &t->err)) < 0 ||
+		    (r = cix_wire_read_string(&t->c->w, &t->chunk, 65536, &t->err)) < 0)
+			return r;
+		t->pos = 0;
+		if (!t->chunk.len)
+			return 0;
+	}
+	size_t k = t->chunk.len - t->pos < len ? t->chunk.len - t->pos : len;
+	memcpy(buf, t->chunk.buf + t->pos, k);
+	t->pos += k;
+	return (ssize_t)k;
+}
+
 void conn_last(struct conn *c)
 {
 	cix_wire_stderr_last(&c->w);
@@ -107,7 +131,7 @@ static int handshake(struct conn *c, struct cix_err *err)
 static const struct op *find_op(uint64_t code)
 {
 	static const struct op *const tables[] = {
-		daemon_query_ops, daemon_add_ops, daemon_build_ops, daemon_gc_ops,
+		daemon_query_ops, daemon_add_ops, daemon_add_nar_ops, daemon_build_ops, daemon_gc_ops,
 	};
 	for (size_t t = 0; t < ARRAY_SIZE(tables); t++)
 		for (const struct op *o = tables[t]; o->fn; o++)

@@ -116,9 +116,10 @@ struct op {
 	op_fn fn;
 };
 
-/* ops-query.c, ops-add.c, ops-build.c, ops-gc.c */
+/* ops-query.c, ops-add.c, ops-add-nar.c, ops-build.c, ops-gc.c */
 extern const struct op daemon_query_ops[];
 extern const struct op daemon_add_ops[];
+extern const struct op daemon_add_nar_ops[];
 extern const struct op daemon_build_ops[];
 extern const struct op daemon_gc_ops[];
 
@@ -151,6 +152,18 @@ int conn_read_paths(struct conn *c, struct strvec *out, struct cix_err *err);
 /* stopWork: LAST, then the reply follows. */
 void conn_last(struct conn *c);
 int conn_need_trust(struct conn *c, const char *what, struct cix_err *err);
+/*
+ * The older protocols' tunnel (a cix_source_fn): the daemon asks the
+ * client for up to 64 KiB at a time with STDERR_READ; why a read failed
+ * is left in err.
+ */
+struct conn_tunnel {
+	struct conn *c;
+	struct strbuf chunk;
+	size_t pos;
+	struct cix_err err;
+};
+ssize_t conn_tunnel_read(void *opaque, void *buf, size_t len);
 /* Write a path's info as QueryPathInfo does (without the path itself). */
 void conn_write_path_info(struct conn *c, const struct cix_path_info *info);
 

@@ -184,203 +184,6 @@ out:
 	return r;
 }
 
-/*
- * The data of the older protocols' tunnel: the daemon asks for up to n
- * bytes with STDERR_READ, the client answers with a string.
- */
-struct tunnel {
-	struct conn *c;
-	struct strbuf chunk;
-	size_t pos;
-	struct cix_err err;
-};
-
-static ssize_t tunnel_read(void *opaque, void *buf, size_t len)
-{
-	struct tunnel *t = opaque;
-	if (t->pos == t->chunk.len) {
-		int r;
-		cix_wire_write_u64(&t->c->w, CIX_STDERR_READ);
-		cix_wire_write_u64(&t->c->w, 65536);
-		if ((r = cix_wire_flush(&t->c->w, &t->err)) < 0 ||
-		    (r = cix_wire_read_string(&t->c->w, &t->chunk, 65536, &t->err)) < 0)
-			return r;
-		t->pos = 0;
-		if (!t->chunk.len)
-			return 0;
-	}
-	size_t k = t->chunk.len - t->pos < len ? t->chunk.len - t->pos : len;
-	memcpy(buf, t->chunk.buf + t->pos, k);
-	t->pos += k;
-	return (ssize_t)k;
-}
-
-/* The signatures of sigs that a key of the ACL made over info, into good. */
-static void signed_by_acl(struct conn *c, const struct cix_path_info *info,
-			  const struct strvec *sigs, struct strbuf *good)
-{
-	struct cix_acl acl = CIX_ACL_INIT;
-	struct strbuf fp = STRBUF_INIT;
-	if (!sigs->nr || cix_acl_load(&acl, NULL) < 0 ||
-	    cix_path_fingerprint(c->s->store_dir, info->path, &info->nar_hash, info->nar_size,
-				 (const char *const *)info->refs, info->nr_refs, &fp, NULL) < 0)
-		goto out;
-	for (size_t i = 0; i < sigs->nr; i++)
-		if (cix_verify_detached(sigs->v[i], fp.buf, fp.len, acl.keys, acl.nr) == 1)
-			strbuf_addf(good, "%s%s", good->len ? " " : "", sigs->v[i]);
-out:
-	cix_acl_release(&acl);
-	strbuf_release(&fp);
-}
-
-/*
- * A NAR of a declared size, on a stream that goes on after it (or whose
- * client must not be asked for more): its end is the size.
- */
-struct sized_source {
-	cix_source_fn src;
-	void *opaque;
-	uint64_t left;
-};
-
-static ssize_t sized_read(void *opaque, void *buf, size_t len)
-{
-	struct sized_source *sz = opaque;
-	ssize_t n;
-	if (!sz->left)
-		return 0;
-	n = sz->src(sz->opaque, buf, len < sz->left ? len : (size_t)sz->left);
-	if (n > 0)
-		sz->left -= (uint64_t)n;
-	return n;
-}
-
-/*
- * The deriver an untrusted client names must have made the path: a valid
- * derivation with an output there (derivations are checked as they come
- * in). Otherwise none is recorded: nobody may claim that another's
- * derivation made what they add.
- */
-static int check_deriver(struct conn *c, struct cix_path_info *info, struct cix_err *err)
-{
-	struct strvec outs = STRVEC_INIT;
-	int r, made = 0;
-	if (!info->deriver)
-		return 0;
-	if ((r = cix_store_check_path(c->s, info->deriver, err)) < 0)
-		return r;
-	r = cix_db_is_valid(c->s->db, info->deriver, err);
-	if (r > 0 && cix_store_is_drv_path(info->deriver))
-		r = cix_db_drv_outputs(c->s->db, info->deriver, strvec_push_fn, &outs, err);
-	for (size_t i = 0; r >= 0 && i < outs.nr; i++)
-		made |= !strcmp(outs.v[i], info->path);
-	strvec_clear(&outs);
-	if (r < 0)
-		return r;
-	if (!made)
-		info->deriver = NULL;
-	return 0;
-}
-
-static int op_add_to_store_nar(struct conn *c, struct cix_err *err)
-{
-	struct strbuf path = STRBUF_INIT, deriver = STRBUF_INIT, hash = STRBUF_INIT,
-		      ca = STRBUF_INIT;
-	struct strvec refs = STRVEC_INIT, sigs = STRVEC_INIT;
-	struct strbuf good = STRBUF_INIT;
-	struct cix_path_info info = { 0 };
-	uint64_t reg_time, nar_size;
-	int ultimate, repair, dont_check, r;
-
-	if ((r = conn_read_path(c, &path, err)) < 0 ||
-	    (r = cix_wire_read_string(&c->w, &deriver, CIX_WIRE_MAX_PATH, err)) < 0 ||
-	    (r = cix_wire_read_string(&c->w, &hash, 128, err)) < 0 ||
-	    (r = conn_read_paths(c, &refs, err)) < 0 ||
-	    (r = cix_wire_read_u64(&c->w, &reg_time, err)) < 0 ||
-	    (r = cix_wire_read_u64(&c->w, &nar_size, err)) < 0 ||
-	    (r = cix_wire_read_bool(&c->w, &ultimate, err)) < 0 ||
-	    (r = cix_wire_read_strings(&c->w, &sigs, 64, 1024, err)) < 0 ||
-	    (r = cix_wire_read_string(&c->w, &ca, 1024, err)) < 0 ||
-	    (r = cix_wire_read_bool(&c->w, &repair, err)) < 0 ||
-	    (r = cix_wire_read_bool(&c->w, &dont_check, err)) < 0)
-		goto out;
-	info.path = path.buf;
-	info.deriver = deriver.len ? deriver.buf : NULL;
-	info.refs = refs.v;
-	info.nr_refs = refs.nr;
-	info.nar_size = nar_size;
-	info.ca = ca.len ? ca.buf : NULL;
-	info.nar_hash.algo = CIX_HASH_SHA256;
-	info.nar_hash.len = 32;
-	{
-		const char *h = hash.buf;
-		if (!strncmp(h, "sha256:", 7))
-			h += 7;
-		if (cix_base16_decode(h, strlen(h), info.nar_hash.bytes, 32) != 32 &&
-		    cix_nixbase32_decode(h, strlen(h), info.nar_hash.bytes, 32) < 0)
-			r = cix_error(err, -CIX_EINVAL, "bad NAR hash '%s'", hash.buf);
-	}
-	/* Untrusted clients: content-addressed paths only, no repair, checks on. */
-	if (!r && repair)
-		r = conn_need_trust(c, "repair paths", err);
-	/*
-	 * An input-addressed path from an untrusted client must carry a
-	 * signature by a key of the ACL over what it claims (its NAR hash is
-	 * then checked against the NAR): cix archive --import by a user.
-	 */
-	if (!r)
-		signed_by_acl(c, &info, &sigs, &good);
-	info.sigs = good.len ? good.buf : NULL;
-	int need_ca = !c->trusted && !good.len;
-	if (!r && !c->trusted)
-		r = check_deriver(c, &info, err);
-	if (c->minor >= 23) {
-		struct cix_wire_source src = CIX_WIRE_SOURCE_INIT(&c->w);
-		if (!r)
-			r = cix_store_add_nar(c->s, &info, need_ca, cix_wire_framed_read, &src, err);
-		if (r < 0 && src.err.code)
-			*err = src.err;
-		if (!src.done) {
-			struct cix_err e2 = { 0 };
-			if (cix_wire_framed_drain(&src, &e2) < 0) {
-				*err = e2;
-				c->broken = 1;
-				goto out;
-			}
-		}
-	} else if (c->minor >= 21) {
-		/* The client sends what is asked for: no more than the NAR's size. */
-		struct tunnel t = { .c = c, .chunk = STRBUF_INIT };
-		struct sized_source sz = { tunnel_read, &t, nar_size };
-		if (!r)
-			r = cix_store_add_nar(c->s, &info, need_ca, sized_read, &sz, err);
-		if (r < 0 && t.err.code)
-			*err = t.err;
-		strbuf_release(&t.chunk);
-		if (r < 0)
-			c->broken = 1;   /* the tunnel cannot be resynchronised */
-	} else {
-		struct cix_wire_source src = CIX_WIRE_SOURCE_INIT(&c->w);
-		struct sized_source sz = { cix_wire_source_read, &src, nar_size };
-		if (!r)
-			r = cix_store_add_nar(c->s, &info, need_ca, sized_read, &sz, err);
-		if (r < 0)
-			c->broken = 1;   /* a raw NAR cannot be skipped */
-	}
-	if (!r)
-		conn_last(c);
-out:
-	cix_store_admit_drv_release(&info);   /* the rest is borrowed */
-	strbuf_release(&path);
-	strbuf_release(&deriver);
-	strbuf_release(&hash);
-	strbuf_release(&ca);
-	strvec_clear(&refs);
-	strvec_clear(&sigs);
-	strbuf_release(&good);
-	return r;
-}
-
 /* NAR out, straight after LAST. */
 static int wire_sink(void *opaque, const void *data, size_t len)
 {
@@ -442,8 +245,14 @@ static int op_export_path(struct conn *c, struct cix_err *err)
 	if (!r && !(r = cix_db_query(c->s->db, p.buf, &info, err))) {
 		struct cix_export_meta m = { info.path, (const char *const *)info.refs, info.nr_refs,
 					     info.deriver };
-		r = cix_export_path(tunnel_sink_fn, &t, p.buf, &m, err);
-		if (!r)
+		/*
+		 * The entry without its leading marker 1, as Nix's exportPath
+		 * writes it: a client that exports several paths (Guix's
+		 * export-paths) writes the markers and the final 0 itself.
+		 */
+		if (!(r = cix_export_meta_check(&m, err)) &&
+		    !(r = cix_nar_dump(p.buf, tunnel_sink_fn, &t, err)) &&
+		    !(r = cix_export_meta(tunnel_sink_fn, &t, &m, err)))
 			r = tunnel_flush(&t);
 		if (r < 0)
 			c->broken = 1;
@@ -461,14 +270,14 @@ static int op_export_path(struct conn *c, struct cix_err *err)
 /* ImportPaths: an export stream through the tunnel; trusted clients only. */
 static int op_import_paths(struct conn *c, struct cix_err *err)
 {
-	struct tunnel t = { .c = c, .chunk = STRBUF_INIT };
+	struct conn_tunnel t = { .c = c, .chunk = STRBUF_INIT };
 	struct strvec paths = STRVEC_INIT;
 	int r = conn_need_trust(c, "import unsigned paths", err);
 	if (r) {
 		c->broken = 1;   /* the stream that follows cannot be skipped */
 		return r;
 	}
-	r = cix_store_import(c->s, tunnel_read, &t, strvec_push_fn, &paths, err);
+	r = cix_store_import(c->s, conn_tunnel_read, &t, strvec_push_fn, &paths, err);
 	if (r < 0 && t.err.code)
 		*err = t.err;
 	if (r < 0)
@@ -488,6 +297,5 @@ const struct op daemon_add_ops[] = {
 	{ 16, "ExportPath", op_export_path },
 	{ 27, "ImportPaths", op_import_paths },
 	{ 38, "NarFromPath", op_nar_from_path },
-	{ 39, "AddToStoreNar", op_add_to_store_nar },
 	{ 0, NULL, NULL },
 };

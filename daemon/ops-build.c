@@ -1,5 +1,6 @@
 /* ops-build.c - the daemon's builds, and the store's upkeep operations */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "build-results.h"
 #include "daemon.h"
 #include "drv.h"
 #include "util.h"
@@ -11,10 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* BuildResult's status codes (as Nix's). */
-enum { BR_BUILT = 0, BR_ALREADY_VALID = 2, BR_PERMANENT_FAILURE = 3, BR_TIMED_OUT = 8,
-       BR_MISC_FAILURE = 9, BR_LOG_LIMIT = 11, BR_NOT_DETERMINISTIC = 12 };
 
 /* "DRV!OUT,..." or "DRV!*" or a plain path: the path part in out. */
 static int derived_path(struct conn *c, const char *s, struct strbuf *out, int *is_drv,
@@ -190,6 +187,16 @@ static int build(struct conn *c, const struct strvec *plain, const char *const *
 	return r;
 }
 
+/*
+ * Does the target ask for a derivation's outputs? "DRV!OUT" does; a plain
+ * DRV does too from clients older than 1.30 (and Guix's), which name
+ * derivations to build that way; newer ones mean the file itself.
+ */
+static int wants_outputs(const struct conn *c, const char *target)
+{
+	return strchr(target, '!') || c->minor < 30;
+}
+
 /* Read the DerivedPaths and check them; derivations go to drvs. */
 static int read_targets(struct conn *c, struct strvec *targets, struct strvec *drvs,
 			struct strvec *plain, struct cix_err *err)
@@ -200,7 +207,7 @@ static int read_targets(struct conn *c, struct strvec *targets, struct strvec *d
 		int is_drv;
 		if ((r = derived_path(c, targets->v[i], &p, &is_drv, err)) < 0)
 			break;
-		if (is_drv && strchr(targets->v[i], '!'))
+		if (is_drv && wants_outputs(c, targets->v[i]))
 			strvec_push(drvs, p.buf);
 		else if ((r = cix_db_is_valid(c->s->db, p.buf, err)) == 0)
 			strvec_push(plain, p.buf);   /* substituted, if it can be */
@@ -242,52 +249,103 @@ static int op_build_paths(struct conn *c, struct cix_err *err)
 	return r;
 }
 
-static void write_build_result(struct conn *c, unsigned status, const char *msg)
+/*
+ * The targets' derivations: their wanted outputs, and whether these are
+ * all valid already (a check rebuilds them: never "already valid").
+ */
+static int load_targets(struct conn *c, const struct strvec *targets, struct daemon_target *ts,
+			struct cix_err *err)
 {
-	cix_wire_write_u64(&c->w, status);
-	cix_wire_write_str(&c->w, msg);
-	if (c->minor >= 29) {
-		cix_wire_write_u64(&c->w, status == BR_BUILT);   /* timesBuilt */
-		cix_wire_write_u64(&c->w, status == BR_NOT_DETERMINISTIC);
-		cix_wire_write_u64(&c->w, 0);   /* startTime */
-		cix_wire_write_u64(&c->w, 0);   /* stopTime */
+	struct cix_drv_hasher *h = cix_store_drv_hasher(c->s);
+	struct strbuf p = STRBUF_INIT;
+	int r = 0;
+	for (size_t i = 0; !r && i < targets->nr; i++) {
+		int is_drv;
+		if ((r = derived_path(c, targets->v[i], &p, &is_drv, err)) < 0)
+			break;
+		if (!is_drv || !wants_outputs(c, targets->v[i]))
+			continue;
+		/* One not valid is the build's to refuse, in its result. */
+		strbuf_addstr(&ts[i].drv_path, p.buf);
+		if ((r = cix_db_is_valid(c->s->db, p.buf, err)) <= 0)
+			continue;
+		if ((r = daemon_target_load(c->s, h, &ts[i], p.buf, err)) < 0)
+			break;
+		if ((r = daemon_target_valid(c->s, &ts[i], err)) > 0 && !c->build.check)
+			ts[i].status = DAEMON_BR_ALREADY_VALID;
+		r = r < 0 ? r : 0;
 	}
-	if (c->minor >= 28)
-		cix_wire_write_u64(&c->w, 0);   /* builtOutputs: no realisations */
+	strbuf_release(&p);
+	cix_drv_hasher_free(h);
+	return r;
 }
 
-static unsigned status_of(int r)
+/*
+ * After the build: what became of each target. A derivation whose
+ * outputs are valid now was built, unless it was being checked: then the
+ * build's own result says.
+ */
+static void settle_targets(struct conn *c, const struct strvec *targets, struct daemon_target *ts,
+			   int br, const struct cix_err *berr)
 {
-	switch (r) {
-	case 0: return BR_BUILT;
-	case -ETIMEDOUT: return BR_TIMED_OUT;
-	case -CIX_ELIMIT: return BR_LOG_LIMIT;
-	case -CIX_ENONDET: return BR_NOT_DETERMINISTIC;
-	case -CIX_EMISMATCH: return BR_PERMANENT_FAILURE;
-	default: return BR_MISC_FAILURE;
+	struct strbuf p = STRBUF_INIT;
+	for (size_t i = 0; i < targets->nr; i++) {
+		struct daemon_target *t = &ts[i];
+		int is_drv, ok;
+		if (t->status == DAEMON_BR_ALREADY_VALID)
+			continue;
+		if (t->is_drv) {
+			ok = c->build.check ? br >= 0 : daemon_target_valid(c->s, t, NULL) > 0;
+			t->status = ok ? DAEMON_BR_BUILT : daemon_build_status(br < 0 ? br : -EIO);
+		} else {
+			ok = derived_path(c, t->target, &p, &is_drv, NULL) == 0 &&
+			     cix_db_is_valid(c->s->db, p.buf, NULL) > 0;
+			t->status = ok ? DAEMON_BR_ALREADY_VALID : DAEMON_BR_MISC_FAILURE;
+		}
+		if (!ok)
+			t->msg = br < 0 ? berr->msg : "the path could not be made valid";
 	}
+	strbuf_release(&p);
 }
 
 /* BuildPathsWithResults: one BuildResult per target, failures included. */
 static int op_build_paths_with_results(struct conn *c, struct cix_err *err)
 {
 	struct strvec targets = STRVEC_INIT, drvs = STRVEC_INIT, plain = STRVEC_INIT;
+	struct daemon_build_times times = { 0, 0 };
+	struct daemon_target *ts = NULL;
 	struct cix_err berr = { 0 };
 	int r = read_targets(c, &targets, &drvs, &plain, err), br = 0;
 	if (!r)
 		r = read_build_mode(c, err);
+	ts = xcalloc(targets.nr ? targets.nr : 1, sizeof(*ts));
+	for (size_t i = 0; i < targets.nr; i++)
+		daemon_target_init(&ts[i], targets.v[i]);
 	if (!r)
+		r = load_targets(c, &targets, ts, err);
+	if (!r) {
+		/* Nothing to say of derivations whose outputs are all there. */
+		strvec_clear(&drvs);
+		for (size_t i = 0; i < targets.nr; i++)
+			if (ts[i].drv_path.len && ts[i].status != DAEMON_BR_ALREADY_VALID)
+				strvec_push(&drvs, ts[i].drv_path.buf);
+		times.start = time(NULL);
 		br = build(c, &plain, (const char *const *)drvs.v, drvs.nr, &berr);
+		times.stop = time(NULL);
+		settle_targets(c, &targets, ts, br, &berr);
+	}
 	c->build.check = 0;
 	if (!r) {
 		conn_last(c);
 		cix_wire_write_u64(&c->w, targets.nr);
 		for (size_t i = 0; i < targets.nr; i++) {
 			cix_wire_write_str(&c->w, targets.v[i]);
-			write_build_result(c, strchr(targets.v[i], '!') ? status_of(br) : BR_ALREADY_VALID,
-					   br < 0 ? berr.msg : "");
+			daemon_write_build_result(c, &ts[i], &times);
 		}
 	}
+	for (size_t i = 0; i < targets.nr; i++)
+		daemon_target_release(&ts[i]);
+	free(ts);
 	strvec_clear(&targets);
 	strvec_clear(&drvs);
 	strvec_clear(&plain);
@@ -332,7 +390,7 @@ static int op_query_missing(struct conn *c, struct cix_err *err)
 			break;
 		if (!r) {
 			strvec_push(&unknown, p.buf);
-		} else if (is_drv && strchr(targets.v[i], '!')) {
+		} else if (is_drv && wants_outputs(c, targets.v[i])) {
 			strvec_push(&drvs, p.buf);
 		}
 		r = 0;

@@ -1,0 +1,167 @@
+#!/bin/sh
+# t3170-daemon-nix-client.sh - what Nix 2.8's clients (and older ones) ask of the daemon
+# SPDX-License-Identifier: GPL-3.0-or-later
+test_description='cix-daemon: nix copy (AddMultipleToStore), nix build -o (builtOutputs), plain .drv builds of old clients, ExportPath'
+. "$(dirname "$0")/test-lib.sh"
+
+test_private_store
+test_sandbox_host_paths
+test_nix_oracle
+# A Nix store whose real directory is another builds in its sandbox.
+NIX_CONFIG="$NIX_CONFIG
+extra-sandbox-paths = /bin /lib /lib64 /usr"
+T=$TRASH_DIRECTORY
+printf 'trusted-users = root\n' >"$T/cix.conf"
+SOCK=$T/sock
+D="unix://$SOCK?store=$CIX_STORE_DIR&log=$CIX_LOG_DIR"
+dst () { nix-store --store "$D" "$@"; }
+nix3 () { nix --extra-experimental-features nix-command "$@"; }
+[ -x /usr/bin/perl ] && test_set_prereq PERL
+
+# A derivation with two outputs, and one that depends on it.
+cat >two.nix <<\EOF
+rec {
+  lib = derivation { name = "two"; system = "x86_64-linux"; builder = "/bin/sh";
+    outputs = [ "out" "dev" ];
+    args = [ "-c" "echo lib > $out; echo dev of $out > $dev" ]; };
+  app = derivation { name = "app"; system = "x86_64-linux"; builder = "/bin/sh";
+    args = [ "-c" "echo uses ${lib} > $out" ]; };
+}
+EOF
+
+# client.pl SOCKET MINOR OP PATH: one operation as a client of protocol
+# 1.MINOR. "build" (BuildPaths of the path, plain) prints the reply;
+# "export" (ExportPath) prints, to stdout, the stream a client that
+# exports one path makes of it: 1, the entry, 0.
+cat >client.pl <<\EOF
+use strict;
+use warnings;
+no warnings 'portable';
+use IO::Socket::UNIX;
+use Socket qw(SOCK_STREAM);
+require "$ENV{CIX_SRC_DIR}/t/lib-wire.pl";
+my ($path, $minor, $op, $arg) = @ARGV;
+$SIG{ALRM} = sub { print STDERR "timeout\n"; exit 3; };
+alarm 60;
+my $s = IO::Socket::UNIX->new(Type => SOCK_STREAM, Peer => $path) or die "connect: $!\n";
+put($s, u64(0x6e697863));
+get_u64($s) == 0x6478696f or die "bad magic\n";
+get_u64($s);
+put($s, u64(0x100 | $minor) . u64(0) . u64(0));
+get_str($s) if $minor >= 33;
+my $data = '';
+# Frames up to LAST; STDERR_WRITE data is kept.
+sub frames {
+	while (1) {
+		my $f = get_u64($s);
+		defined $f or die "eof in frames\n";
+		return if $f == 0x616c7473;
+		if ($f == 0x64617416) { $data .= get_str($s); next; }
+		if ($f == 0x6f6c6d67) { get_str($s); next; }
+		if ($f == 0x53545254) {   # START_ACTIVITY
+			get_u64($s); get_u64($s); get_u64($s); get_str($s);
+			my $n = get_u64($s);
+			for (1 .. $n) { get_u64($s) == 1 ? get_str($s) : get_u64($s); }
+			get_u64($s);
+			next;
+		}
+		if ($f == 0x53544f50) { get_u64($s); next; }   # STOP_ACTIVITY
+		if ($f == 0x52534c54) {                       # RESULT
+			get_u64($s); get_u64($s);
+			my $n = get_u64($s);
+			for (1 .. $n) { get_u64($s) == 1 ? get_str($s) : get_u64($s); }
+			next;
+		}
+		die sprintf("unexpected frame %x\n", $f) unless $f == 0x63787470;
+		die "error: " . ($minor >= 26 ? join(' ', get_str($s), get_u64($s), get_str($s), get_str($s)) : get_str($s)) . "\n";
+	}
+}
+frames();
+if ($op eq 'build') {
+	put($s, u64(9) . u64(1) . str($arg) . ($minor >= 15 ? u64(0) : ''));
+	frames();
+	print "built ", get_u64($s), "\n";
+} elsif ($op eq 'export') {
+	put($s, u64(16) . str($arg) . u64(0));
+	frames();
+	get_u64($s) == 1 or die "no 1 after the export\n";
+	binmode STDOUT;
+	print u64(1), $data, u64(0);
+}
+EOF
+
+test_expect_success 'set-up: the oracle builds the derivations; the daemon starts' '
+	nixs --realise $(nix-instantiate --store "$N" two.nix -A app 2>/dev/null) >app.nix.out &&
+	nixs -qR $(cat app.nix.out) | sort >closure &&
+	test_line_count = 2 closure &&
+	test_start_daemon "$SOCK" CIX_CONF_FILE="$T/cix.conf"
+'
+
+test_expect_success 'nix copy --to the daemon: AddMultipleToStore registers the closure as Nix has it' '
+	nix3 copy --from "$N" --to "$D" $(cat app.nix.out) &&
+	for p in $(cat closure); do
+		test "$(dst -q --hash $p)" = "$(nixs -q --hash $p)" &&
+		test "$(dst -q --references $p | sort)" = "$(nixs -q --references $p | sort)" || return 1
+	done &&
+	cix store --verify-path $(cat closure)
+'
+
+test_expect_success 'nix copy of a path already there, and back from the daemon' '
+	nix3 copy --from "$N" --to "$D" $(cat app.nix.out) &&
+	nix3 copy --no-check-sigs --from "$D" \
+		--to "local?store=$CIX_STORE_DIR&real=$T/back&state=$T/backstate" $(cat app.nix.out) &&
+	test "$(cat $T/back/$(basename $(cat app.nix.out)))" = "$(cat $(cat app.nix.out))"
+'
+
+test_expect_success 'nix build -o through the daemon: the outputs are named in builtOutputs' '
+	nix3 build --store "$D" -f two.nix lib --json -o res >built.json &&
+	grep "\"out\":\"$(readlink res)\"" built.json &&
+	test "$(cat res)" = lib &&
+	nix3 build --store "$N" -f two.nix lib --json --no-link >oracle.json &&
+	test_cmp oracle.json built.json
+'
+
+test_expect_success 'nix build of outputs valid already, and of another output: each one named' '
+	nix3 build --store "$D" -f two.nix lib --json -o res2 >again.json &&
+	test_cmp built.json again.json &&
+	nix3 build --store "$D" -f two.nix lib.dev --json -o dev >dev.json &&
+	nix3 build --store "$N" -f two.nix lib.dev --json --no-link >oracle-dev.json &&
+	test_cmp oracle-dev.json dev.json &&
+	test "$(cat dev-dev)" = "dev of $(readlink res)"
+'
+
+test_expect_success PERL 'a client before 1.30 names a plain .drv: all its outputs are built' '
+	drv=$(nix-instantiate --store "$D" -E "derivation { name = \"two-old\"; system = \"x86_64-linux\"; builder = \"/bin/sh\"; outputs = [ \"out\" \"dev\" ]; args = [ \"-c\" \"echo a > \$out; echo b > \$dev\" ]; }" 2>/dev/null) &&
+	test "$(dst --check-validity --print-invalid $(dst -q --outputs "$drv") | wc -l)" = 2 &&
+	perl client.pl "$SOCK" 28 build "$drv" >reply &&
+	grep "^built 1" reply &&
+	for o in $(dst -q --outputs "$drv"); do
+		test "$(dst --check-validity --print-invalid $o)" = "" || return 1
+	done
+'
+
+test_expect_success PERL 'a client of 1.34 naming a plain .drv means the file: nothing is built' '
+	drv=$(nix-instantiate --store "$D" -E "derivation { name = \"two-new\"; system = \"x86_64-linux\"; builder = \"/bin/sh\"; args = [ \"-c\" \"echo c > \$out\" ]; }" 2>/dev/null) &&
+	perl client.pl "$SOCK" 34 build "$drv" >reply &&
+	grep "^built 1" reply &&
+	test "$(dst --check-validity --print-invalid $(dst -q --outputs "$drv"))" != ""
+'
+
+test_expect_success PERL 'ExportPath writes the entry alone: 1, the entry and 0 import anywhere' '
+	p=$(cat app.nix.out) &&
+	dep=$(nixs -q --references $p) &&
+	perl client.pl "$SOCK" 34 export "$dep" >one.export &&
+	perl client.pl "$SOCK" 34 export "$p" >two.export &&
+	nixs --export $dep >nix-one.export &&
+	cmp one.export nix-one.export &&
+	cix store --delete $p &&
+	test "$(dst --check-validity --print-invalid $p)" = $p &&
+	cix store --import <two.export >imported &&
+	test "$(cat imported)" = $p &&
+	cix store --verify-path $p &&
+	nix-store --store "local?store=$CIX_STORE_DIR&real=$T/imp&state=$T/impstate" \
+		--import <one.export >nix-imported &&
+	test "$(cat nix-imported)" = $dep
+'
+
+test_done
