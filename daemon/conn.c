@@ -81,7 +81,7 @@ void conn_write_path_info(struct conn *c, const struct cix_path_info *info)
 	cix_wire_write_u64(&c->w, (uint64_t)info->reg_time);
 	cix_wire_write_u64(&c->w, info->nar_size);
 	if (c->minor >= 16) {
-		cix_wire_write_u64(&c->w, 0);   /* ultimate: built here */
+		cix_wire_write_u64(&c->w, info->ultimate != 0);
 		/* signatures, space-separated in the database */
 		struct strvec sigs = STRVEC_INIT;
 		if (info->sigs) {

@@ -552,6 +552,7 @@ static int register_outputs(struct building *b, const struct cix_db_graph *input
 		}
 		infos[i].path = xstrdup(o->path);
 		infos[i].deriver = xstrdup(b->drv_path);
+		infos[i].ultimate = 1;
 		if ((r = cix_nar_hash_path(o->path, CIX_HASH_SHA256, &infos[i].nar_hash,
 					   &infos[i].nar_size, err)) < 0)
 			break;

@@ -58,6 +58,7 @@ void cix_db_request_serialise(struct strbuf *b, const struct cix_path_info *info
 		strbuf_add(b, in->nar_hash.bytes, in->nar_hash.len);
 		put64(b, in->nar_size);
 		put64(b, (uint64_t)in->reg_time);
+		put64(b, (uint64_t)(in->ultimate != 0));
 		put_str(b, in->deriver);
 		put_str(b, in->sigs);
 		put_str(b, in->ca);
@@ -150,6 +151,7 @@ static int parse(unsigned char *buf, size_t len, struct request *q)
 		r.p += in->nar_hash.len;
 		in->nar_size = get(&r, 8);
 		in->reg_time = (int64_t)get(&r, 8);
+		in->ultimate = get(&r, 8) != 0;
 		in->deriver = get_str(&r);
 		in->sigs = get_str(&r);
 		in->ca = get_str(&r);

@@ -17,7 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define WRITER_MAGIC UINT64_C(0x6369782d77720003)   /* "cix-wr", layout 3 */
+#define WRITER_MAGIC UINT64_C(0x6369782d77720004)   /* "cix-wr", layout 4 */
 #define NR_SLOTS 128
 #define HEADER_SIZE 4096
 #define SLOT_SIZE 16384

@@ -84,13 +84,14 @@ enum stmt {
 };
 
 static const char *const stmt_sql[S_COUNT] = {
-	[S_QUERY] = "select id, hash, registrationTime, deriver, narSize, sigs, ca"
+	[S_QUERY] = "select id, hash, registrationTime, deriver, narSize, sigs, ca, ultimate"
 		    " from ValidPaths where path = ?",
 	[S_QUERY_ID] = "select id from ValidPaths where path = ?",
 	[S_INSERT] = "insert into ValidPaths (path, hash, registrationTime, deriver,"
-		     " narSize, sigs, ca) values (?, ?, ?, ?, ?, ?, ?)",
+		     " narSize, sigs, ca, ultimate) values (?, ?, ?, ?, ?, ?, ?, ?)",
 	[S_UPDATE] = "update ValidPaths set hash = ?2, registrationTime = ?3,"
-		     " deriver = ?4, narSize = ?5, sigs = ?6, ca = ?7 where path = ?1",
+		     " deriver = ?4, narSize = ?5, sigs = ?6, ca = ?7, ultimate = ?8"
+		     " where path = ?1",
 	[S_ADD_REF] = "insert or replace into Refs (referrer, reference) values (?, ?)",
 	[S_REFS] = "select p.path from Refs r join ValidPaths p on r.reference = p.id"
 		   " where r.referrer = ? order by p.path",
@@ -430,6 +431,7 @@ int cix_db_query(struct cix_db *db, const char *path, struct cix_path_info *info
 	info->nar_size = (uint64_t)sqlite3_column_int64(s, 4);
 	info->sigs = col_strdup(s, 5);
 	info->ca = col_strdup(s, 6);
+	info->ultimate = sqlite3_column_int(s, 7) != 0;
 	/* Reset after the references: one read transaction (snapshot) for both. */
 	int r = list(db, S_REFS, id, NULL, collect, info, err);
 	sqlite3_reset(s);
@@ -450,6 +452,7 @@ static void bind_info(sqlite3_stmt *s, const struct cix_path_info *in, char *has
 		sqlite3_bind_text(s, 6, in->sigs, -1, SQLITE_STATIC);
 	if (in->ca)
 		sqlite3_bind_text(s, 7, in->ca, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 8, in->ultimate != 0);
 }
 
 static int register_one(struct cix_db *db, const struct cix_path_info *in, int64_t now,

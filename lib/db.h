@@ -35,6 +35,7 @@ struct cix_path_info {
 	size_t nr_refs;
 	char *sigs;                 /* space-separated, NULL if none */
 	char *ca;                   /* content address, e.g. "fixed:r:sha256:..." */
+	int ultimate;               /* built here, not taken from elsewhere */
 	/* For a derivation: its outputs, recorded in DerivationOutputs. */
 	struct cix_drv_output_row {
 		char *id;

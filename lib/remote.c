@@ -283,6 +283,7 @@ static int read_info(struct cix_remote *r, struct cix_path_info *info, struct ci
 	    (ret = cix_wire_read_string(&r->w, &s, 1024, err)) < 0)
 		goto out;
 	info->ca = s.len ? xstrdup(s.buf) : NULL;
+	info->ultimate = ultimate;
 	info->refs = refs.v ? refs.v : xcalloc(1, sizeof(char *));
 	info->nr_refs = refs.nr;
 	refs = (struct strvec)STRVEC_INIT;

@@ -130,6 +130,17 @@ test_expect_success 'nix build of outputs valid already, and of another output: 
 	test "$(cat dev-dev)" = "dev of $(readlink res)"
 '
 
+test_expect_success 'a path built here is ultimately trusted; one copied in is not' '
+	out=$(readlink dev-dev) &&
+	nix3 path-info --store "$D" --json $out >built-info.json &&
+	grep "\"ultimate\":true" built-info.json &&
+	nix3 store verify --store "$D" $out &&
+	nix3 path-info --store "$D" --json $(cat app.nix.out) >copied-info.json &&
+	! grep "\"ultimate\":true" copied-info.json &&
+	test_must_fail nix3 store verify --store "$D" $(cat app.nix.out) 2>verify.err &&
+	grep "untrusted" verify.err
+'
+
 test_expect_success PERL 'a client before 1.30 names a plain .drv: all its outputs are built' '
 	drv=$(nix-instantiate --store "$D" -E "derivation { name = \"two-old\"; system = \"x86_64-linux\"; builder = \"/bin/sh\"; outputs = [ \"out\" \"dev\" ]; args = [ \"-c\" \"echo a > \$out; echo b > \$dev\" ]; }" 2>/dev/null) &&
 	test "$(dst --check-validity --print-invalid $(dst -q --outputs "$drv") | wc -l)" = 2 &&
