@@ -148,8 +148,14 @@ test_expect_success NIX '__structuredAttrs: .attrs.json, .attrs.sh, outputChecks
 	fails sareq
 '
 
-test_expect_success NIX 'impureEnvVars, for fixed-output derivations only' '
+test_expect_success NIX 'impureEnvVars, for fixed-output derivations only, from the process that builds' '
 	fails impure &&
+	# A daemon builds with its own environment, not that of its client (as Nix).
+	test_start_daemon "$TRASH_DIRECTORY/plain.sock" CIX_CONF_FILE=/dev/null &&
+	test_start_daemon "$TRASH_DIRECTORY/myvar.sock" CIX_CONF_FILE=/dev/null MYVAR=set &&
+	test_must_fail env MYVAR=set CIX_DAEMON_SOCKET="$TRASH_DIRECTORY/plain.sock" \
+		cix store -r $(cat impure.drv) 2>err &&
+	env CIX_DAEMON_SOCKET="$TRASH_DIRECTORY/myvar.sock" cix store -r $(cat impure.drv) &&
 	MYVAR=set && export MYVAR &&
 	both impure &&
 	both pure &&
