@@ -7,10 +7,15 @@
 
 #include "build.h"
 #include "build-users.h"
+#include "db.h"
 #include "drv.h"
+#include "json-value.h"
 #include "strvec.h"
 
 #define MAX_DEPTH 1024
+
+/* The build directory, as the builder sees it. */
+#define SANDBOX_BUILD_DIR "/build"
 
 /* One derivation being built. */
 struct building {
@@ -30,7 +35,69 @@ struct building {
 	 * (security.md item 13); the build's copies of them are dropped.
 	 */
 	unsigned char *valid;
+	/* __json parsed (__structuredAttrs), or NULL: attributes are the environment's. */
+	struct cix_jv *attrs;
 };
+
+/*
+ * build-env.c: what the builder starts with, made while the database may
+ * be used (before the builder's directory exists): its environment, as
+ * Nix 2.8's initEnv makes it, and the files to write in its directory
+ * (passAsFile, exportReferencesGraph, .attrs.json and .attrs.sh). Each
+ * output's hash placeholder (builtins.placeholder) is replaced by its
+ * path in the environment, the arguments and these files.
+ */
+struct cix_build_setup {
+	struct strvec env;                  /* KEY=VALUE */
+	struct strvec file_names, file_data;
+	struct strvec ph_from, ph_to;       /* placeholder -> output path */
+};
+#define CIX_BUILD_SETUP_INIT { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT }
+
+/* Parse __json into b->attrs, if the derivation has one. */
+int cix_build_attrs_load(struct building *b, struct cix_err *err);
+int cix_build_setup_make(struct building *b, const struct cix_db_graph *inputs,
+			 struct cix_build_setup *st, struct cix_err *err);
+/* Write the files into b->build_dir, the build user's. */
+int cix_build_setup_write(const struct building *b, const struct cix_build_setup *st,
+			  struct cix_err *err);
+void cix_build_setup_release(struct cix_build_setup *st);
+/* s with the placeholders replaced: a new string. */
+char *cix_build_rewrite(const struct cix_build_setup *st, const char *s);
+/*
+ * A list-of-strings attribute: a list of __json, or the words of an
+ * environment variable. 0 when absent, 1 when present (pushed onto out),
+ * or an error.
+ */
+int cix_build_strings_attr(const struct building *b, const char *name, struct strvec *out,
+			   struct cix_err *err);
+void cix_build_file_add(struct cix_build_setup *st, const char *name, const char *data);
+
+/*
+ * build-attrs.c: structured attributes (.attrs.json, .attrs.sh) and
+ * exportReferencesGraph, for setup (the database used: b->lock held).
+ */
+int cix_build_structured_files(struct building *b, const struct cix_db_graph *inputs,
+			       struct cix_build_setup *st, struct cix_err *err);
+int cix_build_export_graphs(struct building *b, const struct cix_db_graph *inputs,
+			    struct cix_build_setup *st, struct cix_err *err);
+
+/*
+ * build-checks.c: after the outputs' references are known, before they
+ * are registered (infos[i] is drv->outputs[i]'s): allowedReferences,
+ * allowedRequisites, disallowedReferences, disallowedRequisites (and
+ * maxSize, maxClosureSize, with __structuredAttrs' outputChecks).
+ */
+int cix_build_check_outputs(struct building *b, const struct cix_path_info *infos,
+			    struct cix_err *err);
+/*
+ * A fixed output o whose hash is got (algo as the derivation's), not the
+ * one wanted: registered under the path its content has (unless it has
+ * references, or that path is valid already), then the error, as Nix's.
+ */
+int cix_build_fod_mismatch(struct building *b, const struct cix_drv_output *o,
+			   struct cix_path_info *info, const struct cix_hash *got,
+			   struct cix_err *err);
 
 /*
  * What a sandbox runs: the derivation's builder with its arguments, or

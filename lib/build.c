@@ -32,58 +32,6 @@
 
 
 
-/* ---- The builder's environment, as Nix sets it ---- */
-
-struct env {
-	char **kv;   /* "KEY=VALUE" */
-	size_t nr, alloc;
-};
-
-static void env_set(struct env *e, const char *key, const char *value)
-{
-	size_t klen = strlen(key);
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "%s=%s", key, value);
-	for (size_t i = 0; i < e->nr; i++)
-		if (!strncmp(e->kv[i], key, klen) && e->kv[i][klen] == '=') {
-			free(e->kv[i]);
-			e->kv[i] = strbuf_detach(&sb, NULL);
-			return;
-		}
-	ALLOC_GROW(e->kv, e->nr + 2, e->alloc);
-	e->kv[e->nr++] = strbuf_detach(&sb, NULL);
-	e->kv[e->nr] = NULL;
-}
-
-static void env_release(struct env *e)
-{
-	for (size_t i = 0; i < e->nr; i++)
-		free(e->kv[i]);
-	free(e->kv);
-}
-
-/*
- * Defaults first, then the derivation's own variables, then the build
- * directory's, which nothing overrides: the order of Nix's initEnv.
- */
-static void make_env(struct env *e, struct cix_store *s, const struct cix_drv *drv,
-		     const char *build_dir, unsigned cores)
-{
-	char buf[32];
-	snprintf(buf, sizeof(buf), "%u", cores ? cores : (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
-	env_set(e, "PATH", "/path-not-set");
-	env_set(e, "HOME", "/homeless-shelter");
-	env_set(e, "NIX_STORE", s->store_dir);
-	env_set(e, "NIX_BUILD_CORES", buf);
-	for (size_t i = 0; i < drv->nr_env; i++)
-		env_set(e, drv->env[i].key, drv->env[i].value);
-	static const char *const dirs[] = { "NIX_BUILD_TOP", "TMPDIR", "TEMPDIR", "TMP", "TEMP", "PWD" };
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
-		env_set(e, dirs[i], build_dir);
-	env_set(e, "NIX_LOG_FD", "2");
-	env_set(e, "TERM", "xterm-256color");
-}
-
 /* ---- Running the builder ---- */
 
 
@@ -99,8 +47,6 @@ static void copy_out(int from, struct cix_build_log *log, int echo_fd)
 }
 
 /* ---- Running the builder in the sandbox ---- */
-
-#define SANDBOX_BUILD_DIR "/build"
 
 /* Builder output, from the sandbox's pipe to the log file and the terminal. */
 struct tee {
@@ -124,12 +70,16 @@ static void env_list(const char *name, struct strvec *out)
 	strvec_split(out, getenv(name), " \t\n");
 }
 
-static void drv_job(const struct cix_drv *drv, struct cix_build_job *j)
+static void drv_job(const struct cix_drv *drv, const struct cix_build_setup *st,
+		    struct cix_build_job *j)
 {
 	j->builder = drv->builder;
 	strvec_push(&j->argv, drv->builder);
-	for (size_t i = 0; i < drv->nr_args; i++)
-		strvec_push(&j->argv, drv->args[i]);
+	for (size_t i = 0; i < drv->nr_args; i++) {
+		char *arg = cix_build_rewrite(st, drv->args[i]);
+		strvec_push(&j->argv, arg);
+		free(arg);
+	}
 	env_list("CIX_EXTRA_SANDBOX_PATHS", &j->extra);
 }
 
@@ -384,15 +334,17 @@ static int hash_flat(const char *path, enum cix_hash_algo algo, struct cix_hash 
 	return r;
 }
 
-/* nar_sha256: the output's NAR hash, already computed, reused for r:sha256. */
+/*
+ * nar_sha256: the output's NAR hash, already computed, reused for
+ * r:sha256. 1 and the hash in got when it is not the one wanted.
+ */
 static int check_fixed(const struct cix_drv_output *o, const struct cix_hash *nar_sha256,
-		       struct cix_err *err)
+		       struct cix_hash *got, struct cix_err *err)
 {
 	const char *algo_name = o->hash_algo;
 	int recursive = !strncmp(algo_name, "r:", 2);
 	enum cix_hash_algo algo;
 	unsigned char want[CIX_HASH_MAX_SIZE];
-	struct cix_hash got;
 	int r;
 
 	if (recursive)
@@ -403,25 +355,15 @@ static int check_fixed(const struct cix_drv_output *o, const struct cix_hash *na
 		return cix_error(err, -CIX_EFORMAT, "bad fixed-output hash '%s:%s'",
 				 o->hash_algo, o->hash);
 	if (recursive && algo == CIX_HASH_SHA256) {
-		got = *nar_sha256;
+		*got = *nar_sha256;
 		r = 0;
 	} else {
-		r = recursive ? cix_nar_hash_path(o->path, algo, &got, NULL, err)
-			      : hash_flat(o->path, algo, &got, err);
+		r = recursive ? cix_nar_hash_path(o->path, algo, got, NULL, err)
+			      : hash_flat(o->path, algo, got, err);
 	}
 	if (r < 0)
 		return r;
-	if (memcmp(got.bytes, want, got.len)) {
-		struct strbuf w = STRBUF_INIT, g = STRBUF_INIT;
-		cix_nixbase32_encode(&w, want, got.len);
-		cix_nixbase32_encode(&g, got.bytes, got.len);
-		r = cix_error(err, -CIX_EMISMATCH,
-			      "hash mismatch in fixed-output derivation output '%s': specified %s:%s, got %s:%s",
-			      o->path, algo_name, w.buf, algo_name, g.buf);
-		strbuf_release(&w);
-		strbuf_release(&g);
-	}
-	return r;
+	return memcmp(got->bytes, want, got->len) != 0;
 }
 
 /* Which of the candidates (inputs and outputs) does output path refer to? */
@@ -538,7 +480,9 @@ static int register_outputs(struct building *b, const struct cix_db_graph *input
 	for (size_t i = 0; !r && i < drv->nr_outputs; i++) {
 		const struct cix_drv_output *o = &drv->outputs[i];
 		const char *base = o->path + store_len + 1;
+		struct cix_hash got;
 		struct stat st;
+		int mismatch;
 		if (b->valid && b->valid[i]) {
 			/* registered again as it is, for the check of cycles */
 			if ((r = cix_db_query(s->db, o->path, &infos[i], err)) < 0)
@@ -556,10 +500,16 @@ static int register_outputs(struct building *b, const struct cix_db_graph *input
 		if ((r = cix_nar_hash_path(o->path, CIX_HASH_SHA256, &infos[i].nar_hash,
 					   &infos[i].nar_size, err)) < 0)
 			break;
-		if (*o->hash_algo && (r = check_fixed(o, &infos[i].nar_hash, err)) < 0)
+		if (*o->hash_algo && (r = check_fixed(o, &infos[i].nar_hash, &got, err)) < 0)
 			break;
+		mismatch = r > 0;
 		if ((r = scan_refs(o->path, inputs, drv, store_len, &infos[i], err)) < 0)
 			break;
+		if (mismatch) {
+			/* Registered as what it is, then the error, as Nix 2.8. */
+			r = cix_build_fod_mismatch(b, o, &infos[i], &got, err);
+			break;
+		}
 		/* An output named *.drv is a derivation like any other. */
 		if ((r = cix_store_admit_drv(s, &infos[i], o->path, NULL, 0, err)) < 0)
 			break;
@@ -580,6 +530,8 @@ static int register_outputs(struct building *b, const struct cix_db_graph *input
 				r = find_cycle(drv, infos, i, state, b->drv_path, err);
 		free(state);
 	}
+	if (!r)
+		r = cix_build_check_outputs(b, infos, err);
 	if (!r)
 		r = cix_store_register(s, infos, drv->nr_outputs, err);
 	for (size_t i = 0; i < drv->nr_outputs; i++)
@@ -625,7 +577,7 @@ int cix_build_one(struct building *b, struct cix_err *err)
 	char **outs = xcalloc(drv->nr_outputs + 1, sizeof(*outs));
 	struct cix_db_graph inputs = { 0 };
 	struct strbuf root = STRBUF_INIT, tmp = STRBUF_INIT;
-	struct env env = { 0 };
+	struct cix_build_setup setup = CIX_BUILD_SETUP_INIT;
 	struct cix_build_job job = CIX_BUILD_JOB_INIT;
 	struct cix_build_log *log = NULL;
 	int r = 0, status = 0, unlocked = 0;
@@ -663,7 +615,9 @@ int cix_build_one(struct building *b, struct cix_err *err)
 				r = 0;
 		}
 	}
-	if (r < 0 || (r = input_closure(s, drv, &inputs, err)) < 0)
+	if (r < 0 || (r = input_closure(s, drv, &inputs, err)) < 0 ||
+	    (r = cix_build_attrs_load(b, err)) < 0 ||
+	    (r = cix_build_setup_make(b, &inputs, &setup, err)) < 0)
 		goto out;
 	/*
 	 * Until the builder's end, nothing uses the database: let others.
@@ -679,7 +633,8 @@ int cix_build_one(struct building *b, struct cix_err *err)
 	if (strcmp(drv->builder, "builtin:profile") &&
 	    (r = cix_build_user_acquire(s, &b->user, err)) < 0)
 		goto out;
-	if ((r = cix_build_dir_create(s, &b->user, &b->build_dir, err)) < 0)
+	if ((r = cix_build_dir_create(s, &b->user, &b->build_dir, err)) < 0 ||
+	    (r = cix_build_setup_write(b, &setup, err)) < 0)
 		goto out;
 	/* The sandbox's root: in the store's file system, for the outputs. */
 	cix_store_tmp_name(&tmp);
@@ -690,7 +645,6 @@ int cix_build_one(struct building *b, struct cix_err *err)
 	}
 	if ((r = cix_build_log_open(b->drv_path, &log, err)) < 0)
 		goto out;
-	make_env(&env, s, drv, SANDBOX_BUILD_DIR, b->opts->cores);
 	if (!strcmp(drv->builder, "builtin:profile")) {
 		r = cix_build_run_profile(drv, b->drv_path, s->store_dir, root.buf, &inputs, err);
 		if (r < 0 && err) {
@@ -701,9 +655,9 @@ int cix_build_one(struct building *b, struct cix_err *err)
 		if (!strcmp(drv->builder, "builtin:fetchurl"))
 			r = cix_build_fetchurl_job(&job, b->opts->no_file_urls, err);
 		else
-			drv_job(drv, &job);
+			drv_job(drv, &setup, &job);
 		if (r == 0)
-			r = run_sandboxed(b, &job, env.kv, root.buf, &inputs, log, &status, err);
+			r = run_sandboxed(b, &job, setup.env.v, root.buf, &inputs, log, &status, err);
 	}
 	if (r < 0)
 		goto out;
@@ -750,7 +704,9 @@ out:
 	cix_db_graph_release(&inputs);
 	strbuf_release(&root);
 	strbuf_release(&tmp);
-	env_release(&env);
+	cix_build_setup_release(&setup);
+	cix_jv_free(b->attrs);
+	b->attrs = NULL;
 	cix_build_job_release(&job);
 	free(outs);
 	return r < 0 ? r : 0;

@@ -134,6 +134,15 @@ static void watch(pid_t pid, int pidfd, int logr, const struct cix_sandbox_spec 
 				continue;
 			if (r <= 0) {
 				close_fd(&logr);
+				/*
+				 * As Nix 2.8: the end of the output is the end
+				 * of the build. A builder that closed it to go
+				 * on (sleeping, say) is killed, not waited for.
+				 */
+				if (!killed && !exited) {
+					killed = 1;
+					kill_tree(pidfd);
+				}
 			} else {
 				last = t;
 				size_t w = (size_t)r;

@@ -51,7 +51,9 @@
  * Standard input is /dev/null; standard output and error go, through a
  * pipe the caller watches, to spec->log_fd. When the builder (PID 1)
  * exits or is killed, the kernel kills every process left in its PID
- * namespace: nothing of the build survives it.
+ * namespace: nothing of the build survives it. As in Nix 2.8, the end of
+ * that pipe (every process of the build closed it) ends the build: the
+ * builder is killed (SIGKILL) if it is still running.
  *
  * spec->network (fixed-output derivations only), CIX_SANDBOX_NET set,
  * gives the namespace a network of its own: slirp4netns, started by the
