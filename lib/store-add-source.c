@@ -199,6 +199,27 @@ out:
 }
 
 /* Does the content at file (a canonical tree) give info's path and ca? */
+/*
+ * A recursive sha256 address is a source path, whose type names its
+ * references (what `nix profile` adds): a reference to itself is "self".
+ */
+static int source_path(struct cix_store *s, const struct cix_path_info *info, const char *name,
+		       const struct cix_hash *nar_sha256, struct strbuf *out, struct cix_err *err)
+{
+	const char **others = xcalloc(info->nr_refs + 1, sizeof(*others));
+	size_t n = 0;
+	int self = 0, r;
+	for (size_t i = 0; i < info->nr_refs; i++) {
+		if (!strcmp(info->refs[i], info->path))
+			self = 1;
+		else
+			others[n++] = info->refs[i];
+	}
+	r = cix_store_path_make_source(out, s->store_dir, name, nar_sha256, others, n, self, err);
+	free(others);
+	return r;
+}
+
 static int check_ca(struct cix_store *s, const struct cix_path_info *info, const char *file,
 		    struct cix_err *err)
 {
@@ -246,14 +267,18 @@ static int check_ca(struct cix_store *s, const struct cix_path_info *info, const
 			      info->path);
 		goto out;
 	}
-	r = text ? cix_store_path_make_text(&path, s->store_dir, name, &want,
-					    (const char *const *)info->refs, info->nr_refs, err)
-		 : cix_store_path_make_fixed(&path, s->store_dir, name, recursive, &want, err);
+	if (text)
+		r = cix_store_path_make_text(&path, s->store_dir, name, &want,
+					     (const char *const *)info->refs, info->nr_refs, err);
+	else if (recursive && algo == CIX_HASH_SHA256)
+		r = source_path(s, info, name, &want, &path, err);
+	else if (info->nr_refs)
+		r = cix_error(err, -CIX_EMISMATCH, "a fixed-output path '%s' has references", info->path);
+	else
+		r = cix_store_path_make_fixed(&path, s->store_dir, name, recursive, &want, err);
 	if (!r && strcmp(path.buf, info->path))
 		r = cix_error(err, -CIX_EMISMATCH, "path '%s' is not the one its content address gives",
 			      info->path);
-	if (!r && !text && info->nr_refs)
-		r = cix_error(err, -CIX_EMISMATCH, "a fixed-output path '%s' has references", info->path);
 out:
 	strbuf_release(&algo_name);
 	strbuf_release(&path);

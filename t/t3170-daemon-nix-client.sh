@@ -175,4 +175,13 @@ test_expect_success PERL 'ExportPath writes the entry alone: 1, the entry and 0 
 	test "$(cat nix-imported)" = $dep
 '
 
+test_expect_success 'nix profile install: a source path with references, added through the daemon' '
+	nix3 profile install --store "$D" --profile "$T/prof" $(cat app.nix.out) &&
+	p=$(readlink -f "$T/prof") &&
+	dst -q --references $p | grep -F -x $(cat app.nix.out) &&
+	test_path_is_file $p/manifest.json &&
+	nix3 path-info --store "$D" --json $p | grep "\"ca\":\"fixed:r:sha256:" &&
+	cix store --verify-path $p
+'
+
 test_done
