@@ -26,31 +26,17 @@
  * a narinfo.
  */
 
-#define KEY_MAX_SIZE (64 * 1024)
 #define ACL_MAX_SIZE (1 << 20)
 
 /* ---- --export ---- */
 
 static int load_key(const char *file, struct cix_secret_key *k)
 {
-	struct strbuf sb = STRBUF_INIT;
 	struct cix_err err = { 0 };
-	int r = strbuf_read_file(&sb, file, KEY_MAX_SIZE);
-
-	if (r < 0) {
-		r = r == -ENOENT ? error("no signing key '%s' (make one with cix archive --generate-key)", file)
-		    : r == -CIX_ELIMIT ? error("'%s' is too long for a secret key", file)
-		    : error("cannot read the signing key '%s': %s", file, strerror(-r));
-		goto out;
-	}
-	/* As written by cix archive or nix-store: maybe a final newline. */
-	while (sb.len && (sb.buf[sb.len - 1] == '\n' || sb.buf[sb.len - 1] == '\r'))
-		sb.buf[--sb.len] = '\0';
-	r = cix_secret_key_parse(sb.buf, sb.len, k, &err) < 0 ? error("%s: %s", file, err.msg) : 0;
-out:
-	explicit_bzero(sb.buf, sb.len);
-	strbuf_release(&sb);
-	return r;
+	int r = cix_secret_key_load(file, k, &err);
+	if (r == -ENOENT)
+		return error("no signing key '%s' (make one with cix archive --generate-key)", file);
+	return r < 0 ? error("%s", err.msg) : 0;
 }
 
 static int out_sink(void *opaque, const void *data, size_t len)

@@ -46,28 +46,15 @@ static void on_signal(int sig)
 
 static int load_key(const char *file, int given, struct cix_secret_key *k, int *signing)
 {
-	struct strbuf sb = STRBUF_INIT;
 	struct cix_err err = { 0 };
-	int r = 0;
-	*signing = 0;
-	if (strbuf_read_file(&sb, file, 64 * 1024) < 0) {
-		if (given)
-			r = error("cannot read the secret key '%s': %s", file, strerror(errno));
-		else
-			fprintf(stderr, "%s: warning: no signing key (%s): narinfos are not signed\n",
-				cix_progname, file);
-		goto out;
+	int r = cix_secret_key_load(file, k, &err);
+	*signing = r == 0;
+	if (r == -ENOENT && !given) {
+		fprintf(stderr, "%s: warning: no signing key (%s): narinfos are not signed\n",
+			cix_progname, file);
+		return 0;
 	}
-	/* The file as written by cix archive or nix-store: maybe a final newline. */
-	while (sb.len && (sb.buf[sb.len - 1] == '\n' || sb.buf[sb.len - 1] == '\r'))
-		sb.buf[--sb.len] = '\0';
-	if (cix_secret_key_parse(sb.buf, sb.len, k, &err) < 0)
-		r = error("%s: %s", file, err.msg);
-	else
-		*signing = 1;
-out:
-	strbuf_release(&sb);
-	return r;
+	return r < 0 ? error("%s", err.msg) : 0;
 }
 
 int cmd_publish(int argc, char **argv)

@@ -220,6 +220,7 @@ int daemon_serve(int fd, const struct daemon_settings *settings,
 	c.build.log_fd = -1;
 	c.build.no_file_urls = !c.trusted;
 	c.conf = conf;
+	c.trusted_set.keep_outputs = c.trusted_set.keep_derivations = -1;
 	if (!settings->no_substitutes && settings->substitute_urls)
 		c.substitute_urls = xstrdup(settings->substitute_urls);
 
@@ -262,6 +263,8 @@ out:
 	cix_store_close(c.s);
 	cix_wire_release(&c.w);
 	free(c.substitute_urls);
+	free(c.trusted_set.post_build_hook);
+	free(c.trusted_set.secret_key_files);
 	return r < 0 ? 1 : 0;
 }
 

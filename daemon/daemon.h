@@ -84,6 +84,12 @@ struct conn {
 	int fallback;
 	/* From SetOptions, as far as the client may set them. */
 	struct cix_build_opts build;
+	/* Restricted settings, which only a trusted client may set. */
+	struct {
+		int auto_optimise;
+		char *post_build_hook, *secret_key_files;   /* NULL: none */
+		int keep_outputs, keep_derivations;         /* -1: the daemon's */
+	} trusted_set;
 	uint64_t next_activity;
 	/*
 	 * An operation could not read all of its request (a NAR that failed
@@ -145,6 +151,24 @@ int conn_substitute_paths(struct conn *c, const char *const *paths, size_t n, in
 typedef void (*conn_subst_found_fn)(void *opaque, const char *path, struct cix_narinfo *ni);
 int conn_subst_query(struct conn *c, const char *const *paths, size_t n, conn_subst_found_fn fn,
 		     void *opaque, struct cix_err *err);
+
+/*
+ * after-build.c: the cix_build_opts built hook of a trusted client's
+ * builds (opaque: a daemon_build_hook): its outputs optimised, signed
+ * with its secret-key-files, its post-build-hook run.
+ */
+struct daemon_build_hook {
+	struct conn *c;
+	int log_fd;   /* the build's log, which the client sees */
+};
+struct cix_drv;
+int daemon_after_build(void *opaque, const char *drv_path, const struct cix_drv *drv,
+		       struct cix_err *err);
+/* Add sigs (each "NAME:BASE64") to the valid path's signatures. */
+int daemon_add_signatures(struct conn *c, const char *path, const struct strvec *sigs,
+			  struct cix_err *err);
+/* Does a trusted client's setting ask for something after its builds? */
+int daemon_wants_after_build(const struct conn *c);
 
 /* Helpers for operations (conn.c). */
 int conn_read_path(struct conn *c, struct strbuf *out, struct cix_err *err);

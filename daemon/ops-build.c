@@ -137,6 +137,11 @@ static int build(struct conn *c, const struct strvec *plain, const char *const *
 		return cix_error_errno(err, -errno, "cannot create a pipe");
 	p.fd = pfd[0];
 	o.log_fd = pfd[1];
+	struct daemon_build_hook hook = { c, pfd[1] };
+	if (daemon_wants_after_build(c)) {
+		o.built = daemon_after_build;
+		o.built_opaque = &hook;
+	}
 	if (n == 1)
 		strbuf_addf(&text, "building '%s'", drvs[0]);
 	else if (n)
@@ -484,7 +489,13 @@ static int op_add_signatures(struct conn *c, struct cix_err *err)
 	if (!r)
 		r = cix_wire_read_strings(&c->w, &sigs, 64, 1024, err);
 	if (!r)
-		r = cix_error(err, -CIX_EUNSUPPORTED, "signatures are not supported yet");
+		r = conn_need_trust(c, "add signatures", err);
+	if (!r)
+		r = daemon_add_signatures(c, p.buf, &sigs, err);
+	if (!r) {
+		conn_last(c);
+		cix_wire_write_u64(&c->w, 1);
+	}
 	strbuf_release(&p);
 	strvec_clear(&sigs);
 	return r;

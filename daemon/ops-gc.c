@@ -127,8 +127,10 @@ static int op_collect_garbage(struct conn *c, struct cix_err *err)
 		.action = (enum cix_gc_action)action,
 		.paths = (const char *const *)paths.v, .nr_paths = paths.nr,
 		.max_freed = max_freed == UINT64_MAX ? 0 : max_freed,
-		.keep_derivations = c->settings->gc_keep_derivations,
-		.keep_outputs = c->settings->gc_keep_outputs,
+		.keep_derivations = c->trusted_set.keep_derivations >= 0
+				    ? c->trusted_set.keep_derivations : c->settings->gc_keep_derivations,
+		.keep_outputs = c->trusted_set.keep_outputs >= 0
+				? c->trusted_set.keep_outputs : c->settings->gc_keep_outputs,
 		.each = push_path, .opaque = &out,
 		.cancelled = client_gone, .cancel_opaque = c,
 	};

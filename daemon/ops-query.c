@@ -397,6 +397,48 @@ static void set_max_jobs(struct conn *c, unsigned long long v)
 			    ? (unsigned)lower_limit(c->settings->max_jobs, v, 1024) : (unsigned)v;
 }
 
+static void replace_str(char **slot, const char *value)
+{
+	free(*slot);
+	*slot = *value ? xstrdup(value) : NULL;
+}
+
+/*
+ * A trusted client's settings for what follows its builds and its
+ * collections (1: taken; 0: not one of them, or the client is not trusted).
+ */
+static int set_restricted(struct conn *c, const char *key, const char *value)
+{
+	int yes = !strcmp(value, "true"), no = !strcmp(value, "false");
+	unsigned long long v;
+	if (!c->trusted)
+		return !strcmp(key, "auto-optimise-store") || !strcmp(key, "keep-outputs") ||
+		       !strcmp(key, "keep-derivations") || !strcmp(key, "post-build-hook") ||
+		       !strcmp(key, "secret-key-files") || !strcmp(key, "repeat") ? 0 : 1;
+	if (!strcmp(key, "auto-optimise-store") && (yes || no))
+		c->trusted_set.auto_optimise = yes;
+	else if (!strcmp(key, "keep-outputs") && (yes || no))
+		c->trusted_set.keep_outputs = yes;
+	else if (!strcmp(key, "keep-derivations") && (yes || no))
+		c->trusted_set.keep_derivations = yes;
+	else if (!strcmp(key, "post-build-hook"))
+		replace_str(&c->trusted_set.post_build_hook, value);
+	else if (!strcmp(key, "secret-key-files"))
+		replace_str(&c->trusted_set.secret_key_files, value);
+	else if (!strcmp(key, "repeat") && cix_parse_decimal(value, 64, &v) == 0)
+		c->build.repeat = (unsigned)v;
+	return 1;
+}
+
+static void warn_restricted(struct conn *c, const char *key)
+{
+	struct strbuf m = STRBUF_INIT;
+	strbuf_addf(&m, "warning: ignoring the client-specified setting '%s', because it is a "
+		    "restricted setting and you are not a trusted user\n", key);
+	cix_wire_stderr_next(&c->w, m.buf);
+	strbuf_release(&m);
+}
+
 /* A setting given by name; those that would weaken isolation are ignored. */
 static void set_override(struct conn *c, const char *key, const char *value,
 			 struct strbuf *subst, int *have_subst)
@@ -423,6 +465,8 @@ static void set_override(struct conn *c, const char *key, const char *value,
 		strbuf_addstr(subst, value);
 		*have_subst = 1;
 	}
+	else if (!set_restricted(c, key, value))
+		warn_restricted(c, key);
 	/* sandbox, build-users-group, trusted-public-keys...: the daemon's own */
 }
 

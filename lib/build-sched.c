@@ -249,6 +249,24 @@ static long next_ready(struct sched *sc)
 	return -1;
 }
 
+/*
+ * A derivation just built: built again --repeat times and compared, then
+ * handed to the caller's hook.
+ */
+static int after_build(struct sched *sc, const struct building *b, struct cix_err *err)
+{
+	int r = 0;
+	for (unsigned k = 0; !r && k < sc->opts->repeat; k++) {
+		struct building again = { .lock = b->lock, .s = b->s, .drv_path = b->drv_path,
+					  .drv = b->drv, .opts = b->opts, .check = 1,
+					  .user = CIX_BUILD_USER_INIT };
+		r = cix_build_one(&again, err);
+	}
+	if (!r && sc->opts->built)
+		r = sc->opts->built(sc->opts->built_opaque, b->drv_path, b->drv, err);
+	return r;
+}
+
 static void *worker(void *arg)
 {
 	struct sched *sc = arg;
@@ -269,6 +287,8 @@ static void *worker(void *arg)
 		n->state = RUNNING;
 		sc->running++;
 		int r = cix_build_one(&b, &err);
+		if (!r && !b.check)
+			r = after_build(sc, &b, &err);
 		sc->running--;
 		sc->nodes[i].state = r < 0 ? FAILED : DONE;
 		if (r < 0 && !sc->failed) {

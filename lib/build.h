@@ -74,6 +74,17 @@ struct cix_build_opts {
 	 */
 	const char *substitute_urls;
 	int no_substitutes;
+	/* Build each derivation this many more times and compare (as check). */
+	unsigned repeat;
+	/*
+	 * Called after a derivation was built here and its outputs registered
+	 * (not for those valid already, substituted or checked), one call at a
+	 * time: what the daemon does then for a trusted client (optimise,
+	 * sign, run its post-build hook). Its failure fails the build.
+	 */
+	int (*built)(void *opaque, const char *drv_path, const struct cix_drv *drv,
+		     struct cix_err *err);
+	void *built_opaque;
 };
 
 /* What realising some derivations would do (cix_build_plan). */

@@ -125,12 +125,11 @@ static int walk(struct opt *o, int dirfd, const char *name, int depth)
 	return r;
 }
 
-int cix_store_optimise(struct cix_store *s, struct cix_store_optimise_stats *st,
-		       struct cix_err *err)
+int cix_store_optimise_paths(struct cix_store *s, const char *const *paths, size_t n,
+			     struct cix_store_optimise_stats *st, struct cix_err *err)
 {
 	struct opt o = { s, -1, st, err };
-	struct strvec p = STRVEC_INIT;
-	int r;
+	int r = 0;
 
 	memset(st, 0, sizeof(*st));
 	if (mkdirat(s->store_fd, ".links", 0755) < 0 && errno != EEXIST)
@@ -138,17 +137,28 @@ int cix_store_optimise(struct cix_store *s, struct cix_store_optimise_stats *st,
 	o.links_fd = openat(s->store_fd, ".links", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (o.links_fd < 0)
 		return cix_error_errno(err, -errno, "cannot open '%s/.links'", s->store_dir);
-	r = cix_db_all_valid(s->db, strvec_push_fn, &p, err);
-	for (size_t i = 0; !r && i < p.nr; i++) {
+	for (size_t i = 0; !r && i < n; i++) {
 		struct cix_path_lock lock;
-		if ((r = cix_path_lock(s, p.v[i], &lock, err)) < 0)
+		if ((r = cix_path_lock(s, paths[i], &lock, err)) < 0)
 			break;
 		/* Deleted meanwhile: nothing to share. */
-		if ((r = cix_db_is_valid(s->db, p.v[i], err)) > 0)
-			r = walk(&o, s->store_fd, p.v[i] + strlen(s->store_dir) + 1, 0);
+		if ((r = cix_db_is_valid(s->db, paths[i], err)) > 0)
+			r = walk(&o, s->store_fd, paths[i] + strlen(s->store_dir) + 1, 0);
 		cix_path_unlock(s, &lock);
 	}
-	strvec_clear(&p);
 	close(o.links_fd);
+	return r;
+}
+
+int cix_store_optimise(struct cix_store *s, struct cix_store_optimise_stats *st,
+		       struct cix_err *err)
+{
+	struct strvec p = STRVEC_INIT;
+	int r = cix_db_all_valid(s->db, strvec_push_fn, &p, err);
+	if (!r)
+		r = cix_store_optimise_paths(s, (const char *const *)p.v, p.nr, st, err);
+	else
+		memset(st, 0, sizeof(*st));
+	strvec_clear(&p);
 	return r;
 }

@@ -3,6 +3,7 @@
 #include "sign.h"
 #include "encoding.h"
 #include "hash.h"
+#include "strbuf.h"
 
 #include <gcrypt.h>
 #include <stdlib.h>
@@ -320,4 +321,24 @@ void cix_acl_format(const struct cix_acl *acl, struct strbuf *out)
 		cix_public_key_format(&acl->keys[i], out);
 		strbuf_addch(out, '\n');
 	}
+}
+
+int cix_secret_key_load(const char *file, struct cix_secret_key *k, struct cix_err *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = strbuf_read_file(&sb, file, CIX_SECRET_KEY_FILE_MAX);
+	if (r < 0) {
+		r = r == -CIX_ELIMIT ? cix_error(err, r, "'%s' is too long for a secret key", file)
+		    : cix_error(err, r, "cannot read the secret key '%s': %s", file, strerror(-r));
+		goto out;
+	}
+	/* As written by cix archive or nix-store: maybe a final newline. */
+	while (sb.len && (sb.buf[sb.len - 1] == '\n' || sb.buf[sb.len - 1] == '\r'))
+		sb.buf[--sb.len] = '\0';
+	if ((r = cix_secret_key_parse(sb.buf, sb.len, k, err)) < 0)
+		r = cix_error(err, r, "%s: %s", file, err->msg);
+out:
+	explicit_bzero(sb.buf, sb.len);
+	strbuf_release(&sb);
+	return r;
 }

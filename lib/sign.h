@@ -53,6 +53,13 @@ int cix_secret_key_generate(const char *name, struct cix_secret_key *k, struct c
  */
 int cix_secret_key_parse(const char *s, size_t len, struct cix_secret_key *k,
 			 struct cix_err *err);
+/*
+ * The secret key in FILE (a final newline allowed; at most
+ * CIX_SECRET_KEY_FILE_MAX bytes): 0, or a negative code with err set
+ * (-ENOENT when there is no such file).
+ */
+#define CIX_SECRET_KEY_FILE_MAX 65536
+int cix_secret_key_load(const char *file, struct cix_secret_key *k, struct cix_err *err);
 int cix_public_key_parse(const char *s, size_t len, struct cix_public_key *k,
 			 struct cix_err *err);
 

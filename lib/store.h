@@ -188,6 +188,9 @@ struct cix_store_optimise_stats {
 /* Hard-link identical files of all valid paths through STORE/.links. */
 int cix_store_optimise(struct cix_store *s, struct cix_store_optimise_stats *st,
 		       struct cix_err *err);
+/* The same for some valid paths only (auto-optimise-store: a build's outputs). */
+int cix_store_optimise_paths(struct cix_store *s, const char *const *paths, size_t n,
+			     struct cix_store_optimise_stats *st, struct cix_err *err);
 
 /* Check that path is a store path of s (syntax only); a message if not. */
 int cix_store_check_path(struct cix_store *s, const char *path, struct cix_err *err);

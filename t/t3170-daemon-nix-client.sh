@@ -17,6 +17,8 @@ D="unix://$SOCK?store=$CIX_STORE_DIR&log=$CIX_LOG_DIR"
 dst () { nix-store --store "$D" "$@"; }
 nix3 () { nix --extra-experimental-features nix-command "$@"; }
 [ -x /usr/bin/perl ] && test_set_prereq PERL
+[ "$(id -u)" = 0 ] && command -v runuser >/dev/null && id nobody >/dev/null 2>&1 &&
+	test_set_prereq NOBODY
 
 # A derivation with two outputs, and one that depends on it.
 cat >two.nix <<\EOF
@@ -175,6 +177,57 @@ test_expect_success PERL 'ExportPath writes the entry alone: 1, the entry and 0 
 	test "$(cat nix-imported)" = $dep
 '
 
+test_expect_success 'a trusted client'"'"'s post-build-hook, secret-key-files and auto-optimise-store' '
+	cat >hook.sh <<-EOF &&
+	#!/bin/sh
+	echo "hook \$DRV_PATH \$OUT_PATHS" >>"$T/hook.out"
+	echo "the hook ran"
+	EOF
+	chmod +x hook.sh &&
+	nix-store --generate-binary-cache-key test-key-1 sk pk &&
+	drv=$(nix-instantiate --store "$D" -E "derivation { name = \"dup\"; system = \"x86_64-linux\"; builder = \"/bin/sh\"; args = [ \"-c\" \"/bin/mkdir \$out; echo same > \$out/a; echo same > \$out/b\" ]; }" 2>/dev/null) &&
+	dst --realise $drv --option post-build-hook "$T/hook.sh" --option secret-key-files "$T/sk" \
+		--option auto-optimise-store true >out 2>hook.log &&
+	o=$(cat out) &&
+	grep "the hook ran" hook.log &&
+	test "$(cat hook.out)" = "hook $drv $o" &&
+	nix3 path-info --store "$D" --sigs $o | grep "test-key-1:" &&
+	nix3 store verify --store "$D" --option trusted-public-keys "$(cat pk)" --sigs-needed 1 $o &&
+	test_must_fail nix3 store verify --store "$D" --option trusted-public-keys "$(cat pk)" \
+		--sigs-needed 2 $o 2>/dev/null &&
+	test "$(stat -c %i $o/a)" = "$(stat -c %i $o/b)"
+'
+
+test_expect_success 'nix store sign through the daemon (AddSignatures): trusted clients only' '
+	nix-store --generate-binary-cache-key test-key-2 sk2 pk2 &&
+	o=$(cat out) &&
+	nix3 store sign --store "$D" --key-file sk2 $o &&
+	nix3 store sign --store "$D" --key-file sk2 $o &&
+	test "$(nix3 path-info --store "$D" --sigs $o | grep -o "test-key-2:" | wc -l)" = 1 &&
+	nix3 store verify --store "$D" --option trusted-public-keys "$(cat pk2)" --sigs-needed 1 $o &&
+	nix-store --generate-binary-cache-key test-key-3 sk2-nobody pk3 && chown nobody sk2-nobody &&
+	test_must_fail runuser -u nobody -- env HOME=/nonexistent \
+		nix --extra-experimental-features nix-command store sign --store "$D" --key-file "$T/sk2-nobody" $o 2>nbsign.err &&
+	grep "not privileged to add signatures" nbsign.err
+'
+
+test_expect_success 'repeat: a build that differs when repeated fails; one that does not passes' '
+	rnd=$(nix-instantiate --store "$D" -E "derivation { name = \"rnd\"; system = \"x86_64-linux\"; builder = \"/bin/sh\"; args = [ \"-c\" \"/bin/od -An -N8 -tx8 /dev/urandom > \$out\" ]; }" 2>/dev/null) &&
+	same=$(nix-instantiate --store "$D" -E "derivation { name = \"same-rep\"; system = \"x86_64-linux\"; builder = \"/bin/sh\"; args = [ \"-c\" \"echo same > \$out\" ]; }" 2>/dev/null) &&
+	dst --realise $same --option repeat 1 &&
+	test_must_fail dst --realise $rnd --option repeat 1 2>err &&
+	grep "deterministic" err
+'
+
+test_expect_success NOBODY 'an untrusted client'"'"'s restricted settings are refused with a warning' '
+	: >"$T/hook.out" &&
+	drv=$(nix-instantiate --store "$D" -E "derivation { name = \"nb-hook\"; system = \"x86_64-linux\"; builder = \"/bin/sh\"; args = [ \"-c\" \"echo nb > \$out\" ]; }" 2>/dev/null) &&
+	runuser -u nobody -- env HOME=/nonexistent nix-store --store "$D" --realise $drv \
+		--option post-build-hook "$T/hook.sh" >/dev/null 2>nb.log &&
+	grep "ignoring the client-specified setting .post-build-hook." nb.log &&
+	test ! -s "$T/hook.out"
+'
+
 test_expect_success 'nix profile install: a source path with references, added through the daemon' '
 	nix3 profile install --store "$D" --profile "$T/prof" $(cat app.nix.out) &&
 	p=$(readlink -f "$T/prof") &&
@@ -182,6 +235,15 @@ test_expect_success 'nix profile install: a source path with references, added t
 	test_path_is_file $p/manifest.json &&
 	nix3 path-info --store "$D" --json $p | grep "\"ca\":\"fixed:r:sha256:" &&
 	cix store --verify-path $p
+'
+
+test_expect_success 'keep-outputs of a trusted client: a rooted derivation keeps its outputs' '
+	drv=$(nix-instantiate --store "$D" --add-root "$T/kept.drv" -E "derivation { name = \"keep-me\"; system = \"x86_64-linux\"; builder = \"/bin/sh\"; args = [ \"-c\" \"echo keep > \$out\" ]; }" 2>/dev/null) &&
+	o=$(dst --realise $drv) &&
+	dst --gc --option keep-outputs true >/dev/null &&
+	test "$(dst --check-validity --print-invalid $o)" = "" &&
+	dst --gc --option keep-outputs false >/dev/null &&
+	test "$(dst --check-validity --print-invalid $o)" = $o
 '
 
 test_done
