@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
 #include "store-ops.h"
+#include "build.h"
 #include "remote.h"
 #include "strvec.h"
 
@@ -45,13 +46,22 @@ static int verify_path_remote(struct cix_store *s, const char *path, struct cix_
 	return r;
 }
 
+/* --repair: a modified path is built again from its deriver, here. */
+static int repair_here(void *opaque, const char *path, struct cix_err *err)
+{
+	struct cix_build_opts o = { .max_jobs = 1, .log_fd = 2 };
+	return cix_build_repair_path(opaque, path, &o, err);
+}
+
 int op_verify(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
+	struct cix_verify_repair repair = { repair_here, s };
 	struct cix_err err = { 0 };
 	int problems;
 	if (s->remote)
 		return verify_remote(s, f);
-	problems = cix_store_verify_all(s, f->check_contents, f->repair, report, NULL, &err);
+	problems = cix_store_verify_all(s, f->check_contents, f->repair ? &repair : NULL, report,
+					NULL, &err);
 	if (problems < 0)
 		return error_err(&err);
 	return problems ? EXIT_FAIL : 0;
@@ -68,7 +78,7 @@ int op_verify_path(struct cix_store *s, const struct store_flags *f, char **args
 		}
 		return status;
 	}
-	return cix_store_verify_paths(s, (const char *const *)args, (size_t)nargs, 1, 0,
+	return cix_store_verify_paths(s, (const char *const *)args, (size_t)nargs, 1, NULL,
 				      report, NULL) ? EXIT_FAIL : 0;
 }
 

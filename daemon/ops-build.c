@@ -229,8 +229,9 @@ static int read_build_mode(struct conn *c, struct cix_err *err)
 	int r = c->minor >= 15 ? cix_wire_read_u64(&c->w, &mode, err) : 0;
 	if (r < 0)
 		return r;
-	if (mode == 1)   /* repair */
-		return conn_need_trust(c, "repair paths", err);
+	if (mode == 1 && (r = conn_need_trust(c, "repair paths", err)) < 0)
+		return r;
+	c->build.repair = mode == 1;
 	c->build.check = mode == 2;
 	return 0;
 }
@@ -243,7 +244,7 @@ static int op_build_paths(struct conn *c, struct cix_err *err)
 		r = read_build_mode(c, err);
 	if (!r)
 		r = build(c, &plain, (const char *const *)drvs.v, drvs.nr, err);
-	c->build.check = 0;
+	c->build.check = c->build.repair = 0;
 	if (!r) {
 		conn_last(c);
 		cix_wire_write_u64(&c->w, 1);
@@ -339,7 +340,7 @@ static int op_build_paths_with_results(struct conn *c, struct cix_err *err)
 		times.stop = time(NULL);
 		settle_targets(c, &targets, ts, br, &berr);
 	}
-	c->build.check = 0;
+	c->build.check = c->build.repair = 0;
 	if (!r) {
 		conn_last(c);
 		cix_wire_write_u64(&c->w, targets.nr);
@@ -450,15 +451,37 @@ static void report_to_client(void *opaque, int is_error, const char *msg)
 	strbuf_release(&m);
 }
 
+/*
+ * Repair through the daemon: the modified path's deriver built again, its
+ * output streamed to the client as any build's.
+ */
+static int repair_for_client(void *opaque, const char *path, struct cix_err *err)
+{
+	struct conn *c = opaque;
+	struct strvec none = STRVEC_INIT;
+	struct strbuf drv = STRBUF_INIT;
+	int r = cix_build_repair_deriver(c->s, path, &drv, err);
+	if (!r) {
+		const char *one = drv.buf;
+		c->build.repair = 1;
+		r = build(c, &none, &one, 1, err);
+		c->build.repair = 0;
+	}
+	strbuf_release(&drv);
+	return r;
+}
+
 static int op_verify_store(struct conn *c, struct cix_err *err)
 {
+	struct cix_verify_repair fix = { repair_for_client, c };
 	int check_contents, repair, r;
 	if ((r = cix_wire_read_bool(&c->w, &check_contents, err)) < 0 ||
 	    (r = cix_wire_read_bool(&c->w, &repair, err)) < 0)
 		return r;
 	if (repair && (r = conn_need_trust(c, "repair paths", err)) < 0)
 		return r;
-	if ((r = cix_store_verify_all(c->s, check_contents, repair, report_to_client, c, err)) < 0)
+	if ((r = cix_store_verify_all(c->s, check_contents, repair ? &fix : NULL, report_to_client,
+				      c, err)) < 0)
 		return r;
 	conn_last(c);
 	cix_wire_write_u64(&c->w, (uint64_t)(r > 0));

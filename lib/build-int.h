@@ -21,6 +21,7 @@
 struct building {
 	pthread_mutex_t *lock;   /* held except while the builder runs */
 	int check;               /* rebuild valid outputs and compare */
+	int repair;              /* rebuild them and put the new ones in their place */
 	struct cix_store *s;
 	const char *drv_path;
 	struct cix_drv *drv;

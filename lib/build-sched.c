@@ -18,6 +18,7 @@ enum { PENDING, RUNNING, DONE, FAILED };
 
 struct node {
 	int check;           /* --check this one even though it is valid */
+	int repair;          /* --repair: build it again and replace its outputs */
 	char *drv_path;
 	struct cix_drv *drv;
 	size_t *deps;        /* nodes that must be DONE first */
@@ -153,7 +154,7 @@ static long collect(struct sched *sc, const char *drv_path, int depth, struct ci
 					     drv->nr_input_srcs, err);
 	if (r < 0 || (r = cix_build_outputs_valid(s, drv, err)) < 0)
 		return r;
-	if (r > 0 && !(sc->opts->check && depth == 0)) {
+	if (r > 0 && !((sc->opts->check || sc->opts->repair) && depth == 0)) {
 		sc->nodes[self].state = DONE;
 		return self;
 	}
@@ -163,6 +164,7 @@ static long collect(struct sched *sc, const char *drv_path, int depth, struct ci
 	if ((r = cix_store_verify_drv(s, sc->hasher, drv_path, drv, err)) < 0)
 		return r;
 	sc->nodes[self].check = sc->opts->check && depth == 0;
+	sc->nodes[self].repair = sc->opts->repair && !sc->opts->check && depth == 0;
 	if (sc->use_subst && !sc->nodes[self].check && (r = try_subst(sc, self, err)) != 0)
 		return r < 0 ? r : self;
 	return (r = expand(sc, self, err)) < 0 ? r : self;
@@ -210,7 +212,7 @@ int cix_build_plan(struct cix_store *s, const char *const *drv_paths, size_t n,
 {
 	struct sched sc = { .s = s, .opts = opts };
 	long r = 0;
-	sc.use_subst = opts->subst && opts->subst->nr_subs && !opts->check;
+	sc.use_subst = opts->subst && opts->subst->nr_subs && !opts->check && !opts->repair;
 	if (sc.use_subst)
 		cix_subst_init(&sc.plan, s, opts->subst);
 	for (size_t i = 0; r >= 0 && i < n; i++)
@@ -282,6 +284,7 @@ static void *worker(void *arg)
 		struct node *n = &sc->nodes[i];
 		struct building b = { .lock = &sc->lock, .s = sc->s, .drv_path = n->drv_path,
 				      .drv = n->drv, .opts = sc->opts, .check = n->check,
+				      .repair = n->repair,
 				      .user = CIX_BUILD_USER_INIT };
 		struct cix_err err = { 0 };
 		n->state = RUNNING;
@@ -313,7 +316,7 @@ int cix_build_derivations(struct cix_store *s, const char *const *drv_paths, siz
 	pthread_mutex_init(&sc.lock, NULL);
 	pthread_cond_init(&sc.cond, NULL);
 	cix_build_dirs_clean(s);
-	sc.use_subst = opts->subst && opts->subst->nr_subs && !opts->check;
+	sc.use_subst = opts->subst && opts->subst->nr_subs && !opts->check && !opts->repair;
 	if (sc.use_subst)
 		cix_subst_init(&sc.plan, s, opts->subst);
 	for (size_t i = 0; r >= 0 && i < n; i++)

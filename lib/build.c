@@ -233,6 +233,36 @@ static int open_root_store(struct building *b, const char *root, struct strbuf *
 }
 
 /*
+ * --repair: the new output in the place of the old one, which goes into the
+ * root and is removed with it: swapped in one step when the old one is
+ * there; a fixed output's copied in (see below) once the old one is gone.
+ */
+static int replace_output(struct building *b, int rfd, const char *root, const char *base,
+			  struct cix_err *err)
+{
+	struct cix_store *s = b->s;
+	struct strbuf from = STRBUF_INIT;
+	int r = 0;
+	if (!cix_drv_is_fixed(b->drv) &&
+	    renameat2(rfd, base, s->store_fd, base, RENAME_EXCHANGE) == 0)
+		return 0;
+	if (!cix_drv_is_fixed(b->drv) && errno != ENOENT)
+		return cix_error_errno(err, -errno, "cannot put '%s' in place", base);
+	strbuf_addf(&from, "%s/%s", s->store_dir, base);
+	if ((r = cix_remove_path(s, from.buf, err)) < 0)
+		goto out;
+	strbuf_reset(&from);
+	strbuf_addf(&from, "%s%s/%s", root, s->store_dir, base);
+	if (cix_drv_is_fixed(b->drv))
+		r = cix_store_copy_in(s, from.buf, base, err);
+	else if (renameat2(rfd, base, s->store_fd, base, RENAME_NOREPLACE) < 0)
+		r = cix_error_errno(err, -errno, "cannot move '%s' into the store", base);
+out:
+	strbuf_release(&from);
+	return r;
+}
+
+/*
  * Take the outputs out of the sandbox's root into the store. A fixed-output
  * build had the host's network: another process may hold a descriptor to
  * its output, so that is copied to a fresh inode instead of moved.
@@ -260,7 +290,9 @@ static int take_outputs(struct building *b, const char *root, struct cix_err *er
 		 */
 		if ((r = cix_canonicalise_owned_at(rfd, base, owner(b), err)) < 0)
 			break;
-		if (cix_drv_is_fixed(b->drv)) {
+		if (b->repair)
+			r = replace_output(b, rfd, root, base, err);
+		else if (cix_drv_is_fixed(b->drv)) {
 			strbuf_reset(&from);
 			strbuf_addf(&from, "%s%s/%s", root, s->store_dir, base);
 			r = cix_store_copy_in(s, from.buf, base, err);
@@ -603,10 +635,10 @@ int cix_build_one(struct building *b, struct cix_err *err)
 			r = 0;
 	} else {
 		/* Someone else may have built it while we waited. */
-		if (!r && (r = cix_build_outputs_valid(s, drv, err)) != 0)
+		if (!r && !b->repair && (r = cix_build_outputs_valid(s, drv, err)) != 0)
 			goto out;
 		b->valid = xcalloc(drv->nr_outputs + 1, 1);
-		for (size_t i = 0; !r && i < drv->nr_outputs; i++) {
+		for (size_t i = 0; !r && !b->repair && i < drv->nr_outputs; i++) {
 			if ((r = cix_db_is_valid(s->db, drv->outputs[i].path, err)) > 0)
 				b->valid[i] = 1;
 			else if (!r)   /* a leftover of a crash, say */

@@ -58,6 +58,12 @@ struct cix_build_opts {
 	 */
 	int check;
 	/*
+	 * Build the derivations given again although their outputs are valid,
+	 * and put what the build made in the place of those outputs, their
+	 * registrations with it (a repair of outputs modified or lost).
+	 */
+	int repair;
+	/*
 	 * Substitutes: the missing outputs of a derivation are fetched from
 	 * these caches when they have them all (with their closure), and then
 	 * its inputs are not needed. NULL or no cache: everything is built.
@@ -109,6 +115,16 @@ struct cix_build_missing {
  */
 int cix_build_derivation(struct cix_store *s, const char *drv_path,
 			 const struct cix_build_opts *opts, struct cix_err *err);
+
+/*
+ * Repair path, a valid output found modified: build its deriver again
+ * with opts (repair: the new outputs take the place of the old ones).
+ */
+int cix_build_repair_path(struct cix_store *s, const char *path,
+			  const struct cix_build_opts *opts, struct cix_err *err);
+/* The valid derivation that made path, into drv: what a repair builds. */
+int cix_build_repair_deriver(struct cix_store *s, const char *path, struct strbuf *drv,
+			     struct cix_err *err);
 
 /*
  * The same for several derivations at once, up to opts->max_jobs builds

@@ -72,9 +72,25 @@ static int disappeared(struct cix_store *s, const char *path, cix_report_fn repo
 	return bad;
 }
 
+/* A modified path, repaired by the caller's means: 1 when it was. */
+static int repaired(const char *path, const struct cix_verify_repair *repair,
+		    cix_report_fn report, void *opaque)
+{
+	struct cix_err err = { 0 };
+	struct strbuf m = STRBUF_INIT;
+	int r = repair->fn(repair->opaque, path, &err);
+	if (r < 0)
+		strbuf_addf(&m, "cannot repair '%s': %s", path, err.msg);
+	else
+		strbuf_addf(&m, "path '%s' repaired", path);
+	report(opaque, r < 0, m.buf);
+	strbuf_release(&m);
+	return r == 0;
+}
+
 static int verify_paths(struct cix_store *s, const char *const *paths, size_t n,
-			int check_contents, int repair, int skip_invalid, cix_report_fn report,
-			void *opaque)
+			int check_contents, const struct cix_verify_repair *repair,
+			int skip_invalid, cix_report_fn report, void *opaque)
 {
 	int problems = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -87,25 +103,22 @@ static int verify_paths(struct cix_store *s, const char *const *paths, size_t n,
 			problems += disappeared(s, paths[i], report, opaque);
 		} else if (r < 0) {
 			report(opaque, 1, err.msg);
-			if (r == -CIX_EMISMATCH && repair) {
-				struct strbuf m = STRBUF_INIT;
-				strbuf_addf(&m, "cannot repair '%s': no substitute is available", paths[i]);
-				report(opaque, 1, m.buf);
-				strbuf_release(&m);
-			}
-			problems++;
+			if (!(r == -CIX_EMISMATCH && repair && repaired(paths[i], repair, report, opaque)))
+				problems++;
 		}
 	}
 	return problems;
 }
 
 int cix_store_verify_paths(struct cix_store *s, const char *const *paths, size_t n,
-			   int check_contents, int repair, cix_report_fn report, void *opaque)
+			   int check_contents, const struct cix_verify_repair *repair,
+			   cix_report_fn report, void *opaque)
 {
 	return verify_paths(s, paths, n, check_contents, repair, 0, report, opaque);
 }
 
-int cix_store_verify_all(struct cix_store *s, int check_contents, int repair,
+int cix_store_verify_all(struct cix_store *s, int check_contents,
+			 const struct cix_verify_repair *repair,
 			 cix_report_fn report, void *opaque, struct cix_err *err)
 {
 	struct strvec paths = STRVEC_INIT;

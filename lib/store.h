@@ -211,9 +211,19 @@ int cix_store_verify_path(struct cix_store *s, const char *path, int check_conte
  * of problems left, or a negative code.
  */
 typedef void (*cix_report_fn)(void *opaque, int is_error, const char *msg);
+/*
+ * How a modified path is repaired (NULL: it is not): fn puts the path
+ * right (0) or says why it cannot (a negative code, err set).
+ */
+struct cix_verify_repair {
+	int (*fn)(void *opaque, const char *path, struct cix_err *err);
+	void *opaque;
+};
 int cix_store_verify_paths(struct cix_store *s, const char *const *paths, size_t n,
-			   int check_contents, int repair, cix_report_fn report, void *opaque);
-int cix_store_verify_all(struct cix_store *s, int check_contents, int repair,
+			   int check_contents, const struct cix_verify_repair *repair,
+			   cix_report_fn report, void *opaque);
+int cix_store_verify_all(struct cix_store *s, int check_contents,
+			 const struct cix_verify_repair *repair,
 			 cix_report_fn report, void *opaque, struct cix_err *err);
 
 /*

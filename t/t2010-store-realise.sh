@@ -268,6 +268,17 @@ test_expect_success NIX '--check: a deterministic build passes, a random one exi
 	cix store --verify-path $(cat outs)
 '
 
+test_expect_success NIX '--verify --repair: a modified output is built again from its deriver' '
+	out=$(cix store -r $(cat same.drv)) &&
+	chmod u+w $out && echo tampered >$out && chmod u-w $out &&
+	test_expect_code 1 cix store --verify --check-contents 2>err &&
+	grep "was modified" err &&
+	cix store --verify --check-contents --repair 2>err &&
+	grep "repaired" err &&
+	test "$(cat $out)" = same &&
+	cix store --verify --check-contents
+'
+
 test_expect_success 'bad arguments' '
 	test_expect_code 1 cix store -r /etc/passwd 2>err && test_line_count = 1 err &&
 	test_expect_code 1 cix store -r "$CIX_STORE_DIR/00000000000000000000000000000000-x.drv" 2>err &&

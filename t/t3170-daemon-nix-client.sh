@@ -228,6 +228,30 @@ test_expect_success NOBODY 'an untrusted client'"'"'s restricted settings are re
 	test ! -s "$T/hook.out"
 '
 
+test_expect_success 'repair: a modified output is built again from its deriver (verify, realise)' '
+	drv=$(nix-instantiate --store "$D" -E "derivation { name = \"fixme\"; system = \"x86_64-linux\"; builder = \"/bin/sh\"; args = [ \"-c\" \"/bin/mkdir \$out; echo good > \$out/f\" ]; }" 2>/dev/null) &&
+	o=$(dst --realise $drv) &&
+	chmod u+w $o/f && echo bad >$o/f && chmod u-w $o/f &&
+	test_must_fail dst --verify --check-contents 2>v1 &&
+	grep "was modified" v1 &&
+	dst --verify --check-contents --repair 2>v2 &&
+	grep "repaired" v2 &&
+	test "$(cat $o/f)" = good &&
+	dst --verify --check-contents &&
+	chmod u+w $o/f && echo worse >$o/f && chmod u-w $o/f &&
+	dst --realise --repair $drv >/dev/null &&
+	test "$(cat $o/f)" = good &&
+	dst --verify --check-contents
+'
+
+test_expect_success 'repair: a path nothing here can build again is reported, and stays' '
+	p=$(dst --add two.nix) &&
+	chmod u+w $p && echo x >>$p && chmod u-w $p &&
+	test_must_fail dst --verify --check-contents --repair 2>v3 &&
+	grep "cannot repair .*$p" v3 &&
+	chmod u+w $p && cp two.nix $p && chmod u-w $p
+'
+
 test_expect_success 'nix profile install: a source path with references, added through the daemon' '
 	nix3 profile install --store "$D" --profile "$T/prof" $(cat app.nix.out) &&
 	p=$(readlink -f "$T/prof") &&
