@@ -37,7 +37,8 @@ static void usage(FILE *f)
 		   "  -V, --version                display version information and exit\n\n"
 		   "Roots are the links below $CIX_STATE_DIR/gcroots (profiles included, through\n"
 		   "gcroots/profiles), indirect roots made by 'cix build -r', and the store paths\n"
-		   "that running cix processes and daemon clients use.\n");
+		   "that running cix processes and daemon clients use, and every running\n"
+		   "process's program, files, libraries and environment (/proc).\n");
 }
 
 static int print_path(const char *path, void *opaque)

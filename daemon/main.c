@@ -172,8 +172,13 @@ static void start_committer(int listen_fd)
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
 		_exit(0);
-	if (cix_store_open(NULL, NULL, &s, &err) < 0 ||
-	    cix_db_serve_commits(s->db, &committer_stop, &err) < 0) {
+	if (cix_store_open(NULL, NULL, &s, &err) < 0) {
+		fprintf(stderr, "%s: committer: %s\n", progname, err.msg);
+		_exit(1);
+	}
+	/* It makes no temporaries: the store's .cix-tmp need not last for it. */
+	cix_store_close_tmp(s);
+	if (cix_db_serve_commits(s->db, &committer_stop, &err) < 0) {
 		fprintf(stderr, "%s: committer: %s\n", progname, err.msg);
 		_exit(1);
 	}

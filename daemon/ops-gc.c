@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static const char CENSORED[] = "{censored}";
+
 /*
  * Has the client hung up? The collector asks now and then: a collection
  * nobody waits for ends there, and releases the GC lock that every add
@@ -61,30 +63,55 @@ static int op_add_indirect_root(struct conn *c, struct cix_err *err)
 	return r;
 }
 
-/* The roots, as (link, path) pairs; an untrusted user sees those of links it owns. */
+/*
+ * What an untrusted user sees of a root's link: its own links; as Nix
+ * does, "{censored}" for temporary and runtime roots (the processes of
+ * anyone); nothing of the links of others.
+ */
+static const char *shown_link(const struct conn *c, const struct cix_gc_root *root)
+{
+	struct stat st;
+	if (c->trusted)
+		return root->link;
+	if (root->runtime || root->link[0] == '{')
+		return CENSORED;
+	if (root->link[0] == '/' && lstat(root->link, &st) == 0 && st.st_uid == c->uid)
+		return root->link;
+	return NULL;
+}
+
+/* The roots, as (link, path) pairs; censored ones once per path. */
 static int op_find_roots(struct conn *c, struct cix_err *err)
 {
 	struct cix_gc_roots roots = { .cancelled = client_gone, .cancel_opaque = c };
-	size_t n = 0;
+	struct strvec links = STRVEC_INIT, paths = STRVEC_INIT, censored = STRVEC_INIT;
 	int r = cix_gc_find_roots(c->s, 0, &roots, err);
 	if (r < 0)
 		goto out;
-	unsigned char *shown = xcalloc(roots.nr ? roots.nr : 1, 1);
 	for (size_t i = 0; i < roots.nr; i++) {
-		struct stat st;
-		shown[i] = c->trusted || (roots.v[i].link[0] == '/' &&
-					  lstat(roots.v[i].link, &st) == 0 && st.st_uid == c->uid);
-		n += shown[i];
-	}
-	conn_last(c);
-	cix_wire_write_u64(&c->w, n);
-	for (size_t i = 0; i < roots.nr; i++)
-		if (shown[i]) {
-			cix_wire_write_str(&c->w, roots.v[i].link);
-			cix_wire_write_str(&c->w, roots.v[i].path);
+		const char *link = shown_link(c, &roots.v[i]);
+		if (link == CENSORED) {
+			strvec_push(&censored, roots.v[i].path);
+		} else if (link) {
+			strvec_push(&links, link);
+			strvec_push(&paths, roots.v[i].path);
 		}
-	free(shown);
+	}
+	strvec_sort_unique(&censored);
+	conn_last(c);
+	cix_wire_write_u64(&c->w, links.nr + censored.nr);
+	for (size_t i = 0; i < links.nr; i++) {
+		cix_wire_write_str(&c->w, links.v[i]);
+		cix_wire_write_str(&c->w, paths.v[i]);
+	}
+	for (size_t i = 0; i < censored.nr; i++) {
+		cix_wire_write_str(&c->w, CENSORED);
+		cix_wire_write_str(&c->w, censored.v[i]);
+	}
 out:
+	strvec_clear(&links);
+	strvec_clear(&paths);
+	strvec_clear(&censored);
 	cix_gc_roots_release(&roots);
 	return r;
 }

@@ -91,19 +91,35 @@ fail:
 	return r;
 }
 
+/*
+ * STATE/profiles/per-user (state, the state directory, opened), made
+ * when missing: at start-up, and at each connection, in case it was
+ * removed since. Returns its descriptor.
+ */
+static int open_per_user(int state, const char *state_dir, struct cix_err *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	int profiles, per_user;
+	strbuf_addf(&path, "%s/profiles", state_dir);
+	per_user = profiles = own_dir(state, "profiles", path.buf, err);
+	if (profiles >= 0) {
+		strbuf_addstr(&path, "/per-user");
+		per_user = own_dir(profiles, "per-user", path.buf, err);
+		close(profiles);
+	}
+	strbuf_release(&path);
+	return per_user;
+}
+
 int daemon_profile_dirs(const char *state_dir, struct cix_err *err)
 {
 	struct strbuf path = STRBUF_INIT, target = STRBUF_INIT, old = STRBUF_INIT;
-	int state, profiles = -1, per_user = -1, gcroots = -1, r;
+	int state, per_user = -1, gcroots = -1, r;
 
 	/* The state directory itself may be a link an administrator made. */
 	if ((state = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return cix_error_errno(err, -errno, "cannot open '%s'", state_dir);
-	strbuf_addf(&path, "%s/profiles", state_dir);
-	if ((r = profiles = own_dir(state, "profiles", path.buf, err)) < 0)
-		goto out;
-	strbuf_addstr(&path, "/per-user");
-	if ((r = per_user = own_dir(profiles, "per-user", path.buf, err)) < 0)
+	if ((r = per_user = open_per_user(state, state_dir, err)) < 0)
 		goto out;
 	r = 0;
 
@@ -135,8 +151,6 @@ out:
 		close(gcroots);
 	if (per_user >= 0)
 		close(per_user);
-	if (profiles >= 0)
-		close(profiles);
 	close(state);
 	strbuf_release(&path);
 	strbuf_release(&target);
@@ -213,7 +227,8 @@ void daemon_user_profile_dir(const char *state_dir, uid_t uid, gid_t gid)
 	struct passwd *pw;
 	struct stat st;
 	char *name = NULL, q[128];
-	int state = -1, profiles = -1, per_user = -1;
+	struct cix_err err = { 0 };
+	int state = -1, per_user = -1;
 
 	if (!(pw = getpwuid(uid))) {
 		warn("uid %u has no name: no profile directory for it", (unsigned)uid);
@@ -230,10 +245,12 @@ void daemon_user_profile_dir(const char *state_dir, uid_t uid, gid_t gid)
 	/* A daemon that is not root can make the directory of its own user only. */
 	if (geteuid() != 0 && geteuid() != uid)
 		goto out;
-	if ((state = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
-	    (profiles = openat(state, "profiles", DIR_FLAGS)) < 0 ||
-	    (per_user = openat(profiles, "per-user", DIR_FLAGS)) < 0) {
-		warn("cannot open '%s/profiles/per-user': %s", state_dir, strerror(errno));
+	if ((state = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		warn("cannot open '%s': %s", state_dir, strerror(errno));
+		goto out;
+	}
+	if ((per_user = open_per_user(state, state_dir, &err)) < 0) {
+		warn("%s", err.msg);
 		goto out;
 	}
 	/* Nothing to make (the usual case): only see that it is theirs. */
@@ -244,8 +261,6 @@ void daemon_user_profile_dir(const char *state_dir, uid_t uid, gid_t gid)
 out:
 	if (per_user >= 0)
 		close(per_user);
-	if (profiles >= 0)
-		close(profiles);
 	if (state >= 0)
 		close(state);
 	free(name);

@@ -12,6 +12,7 @@
 #include "sandbox.h"
 #include "fetch.h"
 #include "profile-build.h"
+#include "buildenv.h"
 #include "buildlog.h"
 #include "strvec.h"
 #include "store-path.h"
@@ -68,6 +69,21 @@ static void *tee_thread(void *arg)
 static void env_list(const char *name, struct strvec *out)
 {
 	strvec_split(out, getenv(name), " \t\n");
+}
+
+/* The builtins that only link their inputs: run as cix itself, no sandbox. */
+static int links_only(const struct cix_drv *drv)
+{
+	return !strcmp(drv->builder, "builtin:profile") ||
+	       !strcmp(drv->builder, "builtin:buildenv");
+}
+
+static int run_links_only(const struct cix_drv *drv, const char *drv_path, struct cix_store *s,
+			  const char *root, const struct cix_db_graph *inputs, struct cix_err *err)
+{
+	if (!strcmp(drv->builder, "builtin:profile"))
+		return cix_build_run_profile(drv, drv_path, s->store_dir, root, inputs, err);
+	return cix_build_run_buildenv(drv, drv_path, s->store_dir, root, inputs, err);
 }
 
 static void drv_job(const struct cix_drv *drv, const struct cix_build_setup *st,
@@ -658,12 +674,11 @@ int cix_build_one(struct building *b, struct cix_err *err)
 	pthread_mutex_unlock(b->lock);
 	unlocked = 1;
 	/*
-	 * builtin:profile, which only links its inputs, runs as cix itself
-	 * (lib/profile-build.c); everything else, builtin:fetchurl too, in
-	 * the sandbox as a build user.
+	 * builtin:profile and builtin:buildenv, which only link their inputs,
+	 * run as cix itself (lib/profile-build.c, lib/buildenv.c); everything
+	 * else, builtin:fetchurl too, in the sandbox as a build user.
 	 */
-	if (strcmp(drv->builder, "builtin:profile") &&
-	    (r = cix_build_user_acquire(s, &b->user, err)) < 0)
+	if (!links_only(drv) && (r = cix_build_user_acquire(s, &b->user, err)) < 0)
 		goto out;
 	if ((r = cix_build_dir_create(s, &b->user, &b->build_dir, err)) < 0 ||
 	    (r = cix_build_setup_write(b, &setup, err)) < 0)
@@ -677,8 +692,8 @@ int cix_build_one(struct building *b, struct cix_err *err)
 	}
 	if ((r = cix_build_log_open(b->drv_path, &log, err)) < 0)
 		goto out;
-	if (!strcmp(drv->builder, "builtin:profile")) {
-		r = cix_build_run_profile(drv, b->drv_path, s->store_dir, root.buf, &inputs, err);
+	if (links_only(drv)) {
+		r = run_links_only(drv, b->drv_path, s, root.buf, &inputs, err);
 		if (r < 0 && err) {
 			cix_build_log_write(log, err->msg, strlen(err->msg));
 			cix_build_log_write(log, "\n", 1);

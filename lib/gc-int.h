@@ -21,4 +21,10 @@ int cix_gc_roots_cancelled(const struct cix_gc_roots *roots);
  */
 int cix_gc_scan_links(struct cix_store *s, struct cix_gc_roots *roots, struct cix_err *err);
 
+/*
+ * The runtime roots: the valid store paths that the processes of /proc
+ * use (lib/gc-proc.c); -ECANCELED when roots->cancelled asked to stop.
+ */
+int cix_gc_runtime_roots(struct cix_store *s, struct cix_gc_roots *roots, struct cix_err *err);
+
 #endif

@@ -302,7 +302,8 @@ int cix_gc_find_roots(struct cix_store *s, int lock_temp, struct cix_gc_roots *r
 	 * its temporary one only after, so one of the two is seen.
 	 */
 	temp_roots(s, lock_temp, roots);
-	return cix_gc_scan_links(s, roots, err);
+	int r = cix_gc_scan_links(s, roots, err);
+	return r < 0 ? r : cix_gc_runtime_roots(s, roots, err);
 }
 
 void cix_gc_roots_release(struct cix_gc_roots *roots)

@@ -41,8 +41,10 @@ int cix_gc_add_indirect_root(struct cix_store *s, const char *link, struct cix_e
 
 /* A root: the file that makes it, and the store path it keeps alive. */
 struct cix_gc_root {
-	char *link;   /* a symlink below STATE/gcroots (or the link it leads to), or {temp:PID} */
-	char *path;   /* STORE/HASH-NAME, valid or not */
+	char *link;   /* a symlink below STATE/gcroots (or the link it leads to), {temp:PID},
+			 or /proc/PID/{exe,cwd,fd/N,maps,environ} */
+	char *path;   /* STORE/HASH-NAME, valid or not (always valid for runtime roots) */
+	int runtime;  /* a running process uses it (link is in /proc) */
 };
 
 struct cix_gc_roots {
@@ -67,7 +69,10 @@ struct cix_gc_roots {
  * gcroots/auto leads to) count only when they lead into the store.
  * Subdirectories are read to a depth of 32, each directory once. Nothing
  * outside the store counts, and no directory outside the state directory
- * is read. With lock_temp, the temporary roots' files stay read-locked
+ * is read. The runtime roots are the valid store paths that processes
+ * use: their executables, working directories, open files, mapped files,
+ * and the store paths named in their environments (/proc, as Nix reads
+ * it; lib/gc-proc.c). With lock_temp, the temporary roots' files stay read-locked
  * until cix_gc_roots_release, and those of dead processes are deleted.
  * Nothing else is written. -ECANCELED when roots->cancelled said so.
  */

@@ -134,6 +134,47 @@ static void clean_tmp(struct cix_store *s)
 	closedir(d);
 }
 
+/*
+ * STORE/TMP_DIR, made when missing, opened and held under a shared lock
+ * while the store is open: the last process to close the store removes
+ * it when empty (close_tmp_dir), as Nix leaves nothing in the store but
+ * store paths. One that was removed while we waited for the lock is made
+ * again.
+ */
+static int open_tmp_dir(struct cix_store *s)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		struct stat st;
+		int fd, r;
+		if (mkdirat(s->store_fd, TMP_DIR, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		fd = openat(s->store_fd, TMP_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		while ((r = flock(fd, LOCK_SH)) < 0 && errno == EINTR)
+			;
+		if (r == 0 && fstat(fd, &st) == 0 && st.st_nlink > 0)
+			return fd;
+		r = r < 0 ? -errno : 0;
+		close(fd);
+		if (r < 0)
+			return r;
+	}
+	return -EAGAIN;
+}
+
+/* Remove STORE/TMP_DIR if no other process has the store open and it is empty. */
+void cix_store_close_tmp(struct cix_store *s)
+{
+	if (s->tmp_fd < 0)
+		return;
+	/* (A failed conversion may drop our shared lock: we are closing anyway.) */
+	if (flock(s->tmp_fd, LOCK_EX | LOCK_NB) == 0)
+		unlinkat(s->store_fd, TMP_DIR, AT_REMOVEDIR);
+	close(s->tmp_fd);
+	s->tmp_fd = -1;
+}
+
 int cix_store_open(const char *store_dir, const char *state_dir,
 		   struct cix_store **out, struct cix_err *err)
 {
@@ -156,10 +197,8 @@ int cix_store_open(const char *store_dir, const char *state_dir,
 		r = cix_error_errno(err, -errno, "cannot open store '%s'", s->store_dir);
 		goto fail;
 	}
-	if ((mkdirat(s->store_fd, TMP_DIR, 0700) < 0 && errno != EEXIST) ||
-	    (s->tmp_fd = openat(s->store_fd, TMP_DIR,
-				O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-		r = cix_error_errno(err, -errno, "cannot create '%s/%s'", s->store_dir, TMP_DIR);
+	if ((s->tmp_fd = open_tmp_dir(s)) < 0) {
+		r = cix_error_errno(err, s->tmp_fd, "cannot create '%s/%s'", s->store_dir, TMP_DIR);
 		goto fail;
 	}
 	strbuf_addstr(&db, "/db.sqlite");
@@ -183,10 +222,9 @@ void cix_store_close(struct cix_store *s)
 	cix_remote_close(s->remote);
 	cix_store_drop_temp_roots(s);
 	cix_db_close(s->db);
+	cix_store_close_tmp(s);
 	if (s->store_fd >= 0)
 		close(s->store_fd);
-	if (s->tmp_fd >= 0)
-		close(s->tmp_fd);
 	free(s->store_dir);
 	free(s->state_dir);
 	free(s);

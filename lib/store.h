@@ -26,7 +26,7 @@ struct cix_store {
 	char *store_dir;
 	char *state_dir;
 	int store_fd;           /* the store directory, O_PATH (-1 if not there) */
-	int tmp_fd;             /* its temporaries' directory, O_PATH (-1: none) */
+	int tmp_fd;             /* its temporaries' directory, share-locked (-1: none) */
 	struct cix_db *db;      /* NULL when the store is the daemon's */
 	struct cix_remote *remote;   /* the daemon that owns the store, or NULL */
 	int temproots_fd;       /* STATE/temproots/PID once a temporary root is added, or -1 */
@@ -248,6 +248,13 @@ int cix_store_move_in(struct cix_store *s, int tmp_fd, const char *tmp, const ch
  */
 int cix_store_copy_in(struct cix_store *s, const char *src, const char *base,
 		      struct cix_err *err);
+
+/*
+ * Let go of STORE/.cix-tmp (cix_store_close does it), for a process that
+ * makes no temporaries and keeps the store open (the daemon's committer):
+ * the last process to let go removes it when empty.
+ */
+void cix_store_close_tmp(struct cix_store *s);
 
 /* Append a fresh temporary name, tmp-PID-N, for STORE/.cix-tmp/. */
 void cix_store_tmp_name(struct strbuf *base);
