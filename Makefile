@@ -8,6 +8,7 @@
 #   make fuzz                 build libFuzzer targets with clang (build-fuzz/)
 #   make bench                run the benchmarks
 #   make distro-check         build the whole distribution from source (minutes)
+#   make check-nix-suite      Nix 2.8's own tests against nix-daemon and cix-daemon
 #   DEVELOPER=1               add -Werror
 
 -include config.mk
@@ -157,6 +158,13 @@ fuzz-smoke: fuzz
 distro-check: all
 	CIX_BUILD_DIR=$(abspath $(B)) scripts/distro-check -r -d $(abspath $(B))/distro-check
 
+# Nix 2.8's functional tests (from Debian's source package) against
+# nix-daemon and cix-daemon: a table of the results (doc/nix-suite.md).
+# NIX_SUITE_FLAGS: options of t/nix-suite/run (-j N, --mode cix, -k, tests).
+NIX_SUITE_FLAGS ?=
+check-nix-suite: all
+	CIX_BUILD_DIR=$(abspath $(B)) t/nix-suite/run $(NIX_SUITE_FLAGS)
+
 bench: all
 	CIX_BUILD_DIR=$(abspath $(B)) bench/nar-hash
 	CIX_BUILD_DIR=$(abspath $(B)) bench/store-add
@@ -191,8 +199,8 @@ run:
 clean:
 	rm -rf build build-san build-fuzz t/trash.*
 
-.PHONY: all check fuzz fuzz-smoke bench install clean run distro-check
+.PHONY: all check fuzz fuzz-smoke bench install clean run distro-check check-nix-suite
 .SUFFIXES:
 .SECONDARY:
 
--include $(shell find $(B) $(FB) -name '*.d' -type f -not -path '*/distro-check/*' 2>/dev/null)
+-include $(shell find $(B) $(FB) -name '*.d' -type f -not -path '*/distro-check/*' -not -path '*/nix-suite/*' 2>/dev/null)
