@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A refused client has this long (ms) to shake hands and hear why. */
@@ -246,6 +247,17 @@ int daemon_serve(int fd, const struct daemon_settings *settings,
 		cix_wire_stderr_error(&c.w, c.minor, err.msg, 1);
 		cix_wire_flush(&c.w, NULL);
 		goto out;
+	}
+	/*
+	 * The state's directories may have been removed since the daemon
+	 * started (Nix's daemon makes them for each connection too).
+	 */
+	if (geteuid() == 0) {
+		struct cix_err e = { 0 };
+		if (daemon_profile_dirs(c.s->state_dir, &e) < 0)
+			fprintf(stderr, "cix-daemon: %s\n", e.msg);
+		/* As Nix's store: the identical files' directory is always there. */
+		mkdirat(c.s->store_fd, ".links", 0755);
 	}
 	daemon_user_profile_dir(c.s->state_dir, c.uid, c.gid);
 	conn_last(&c);
