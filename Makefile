@@ -40,7 +40,7 @@ CPPFLAGS += -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Ilib -DCIX_VERSION='"$(VERSION
 CFLAGS   += -std=gnu11 $(OPT) $(WARNINGS) $(SANFLAGS) \
             $(shell $(PKG_CONFIG) --cflags $(PKGS))
 LDFLAGS  += $(SANFLAGS)
-LDLIBS   += $(filter-out -lcurl,$(shell $(PKG_CONFIG) --libs $(PKGS))) -lpthread -ldl
+LDLIBS   += $(filter-out -lcurl,$(shell $(PKG_CONFIG) --libs $(PKGS))) -lbz2 -lpthread -ldl
 
 LIB_SRCS  := $(sort $(wildcard lib/*.c))
 CLI_SRCS  := $(sort $(wildcard cli/*.c)) scheme/guile.c

@@ -133,6 +133,7 @@ static const struct op *find_op(uint64_t code)
 {
 	static const struct op *const tables[] = {
 		daemon_query_ops, daemon_add_ops, daemon_add_nar_ops, daemon_build_ops, daemon_gc_ops,
+		daemon_log_ops,
 	};
 	for (size_t t = 0; t < ARRAY_SIZE(tables); t++)
 		for (const struct op *o = tables[t]; o->fn; o++)

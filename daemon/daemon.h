@@ -122,12 +122,13 @@ struct op {
 	op_fn fn;
 };
 
-/* ops-query.c, ops-add.c, ops-add-nar.c, ops-build.c, ops-gc.c */
+/* ops-query.c, ops-add.c, ops-add-nar.c, ops-build.c, ops-gc.c, ops-log.c */
 extern const struct op daemon_query_ops[];
 extern const struct op daemon_add_ops[];
 extern const struct op daemon_add_nar_ops[];
 extern const struct op daemon_build_ops[];
 extern const struct op daemon_gc_ops[];
+extern const struct op daemon_log_ops[];
 
 /* subst.c: the client's caches (substitute_urls), with the ACL read now. */
 struct conn_subst {

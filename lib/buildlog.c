@@ -1,24 +1,30 @@
-/* buildlog.c - build logs, kept zstd-compressed */
+/* buildlog.c - build logs: plain as the build runs, bzip2 once it ended */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "buildlog.h"
+#include "bz2.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
+#define MAX_LOG_FILE (1U << 30)
 #define MAX_LOG_READ (1ULL << 32)
 
+/* The forms of a log, in the order readers look for them (Nix's: plain, then .bz2). */
+static const char *const log_exts[] = { "", ".bz2", ".zst" };
+
 struct cix_build_log {
-	int fd;
-	int error;
-	ZSTD_CCtx *z;
+	int fd, bz_fd;
+	int error;              /* of the plain log */
+	char *path, *bz_tmp;
+	struct cix_bz2_out *z;
 	pthread_mutex_t lock;   /* the sandbox's tee and cix itself both write */
-	unsigned char out[65536];
 };
 
 const char *cix_log_dir(void)
@@ -27,28 +33,66 @@ const char *cix_log_dir(void)
 	return d && *d ? d : "/var/log/cix";
 }
 
-static void log_path(struct strbuf *p, const char *drv_path, int mkdirs)
+void cix_build_log_file(const char *drv_path, const char *ext, struct strbuf *out)
 {
 	const char *slash = strrchr(drv_path, '/'), *base = slash ? slash + 1 : drv_path;
-	strbuf_addf(p, "%s/drvs/%.2s", cix_log_dir(), base);
-	if (mkdirs)
-		for (char *c = p->buf + 1;; c++) {
-			if (*c && *c != '/')
-				continue;
-			char saved = *c;
-			*c = '\0';
-			mkdir(p->buf, 0755);
-			if (!(*c = saved))
-				break;
-		}
-	strbuf_addf(p, "/%s.zst", strlen(base) > 2 ? base + 2 : "");
+	strbuf_addf(out, "%s/drvs/%.2s/%s%s", cix_log_dir(), base,
+		    strlen(base) > 2 ? base + 2 : "", ext);
+}
+
+int cix_build_log_dirs(const char *drv_path, struct cix_err *err)
+{
+	struct strbuf d = STRBUF_INIT;
+	cix_build_log_file(drv_path, "", &d);
+	*strrchr(d.buf, '/') = '\0';
+	int r = cix_mkdirs(d.buf, err);
+	strbuf_release(&d);
+	return r;
 }
 
 int cix_build_log_path(const char *drv_path, struct strbuf *out)
 {
 	struct stat st;
-	log_path(out, drv_path, 0);
-	return stat(out->buf, &st) == 0 ? 0 : -ENOENT;
+	size_t len = out->len;
+	for (size_t i = 0; i < ARRAY_SIZE(log_exts); i++) {
+		cix_build_log_file(drv_path, log_exts[i], out);
+		if (stat(out->buf, &st) == 0)
+			return 0;
+		strbuf_setlen(out, len);
+	}
+	return -ENOENT;
+}
+
+/* Remove the logs of an earlier build, so that readers find this one's. */
+static void remove_old_logs(const char *drv_path)
+{
+	for (size_t i = 1; i < ARRAY_SIZE(log_exts); i++) {
+		struct strbuf p = STRBUF_INIT;
+		cix_build_log_file(drv_path, log_exts[i], &p);
+		unlink(p.buf);
+		strbuf_release(&p);
+	}
+}
+
+/*
+ * The .bz2 is made as the output comes, beside the plain log, so that the
+ * build's end costs no more than its last block (a flood of output is
+ * slowed, not paid for at the end).
+ */
+static int open_bz2(struct cix_build_log *log, struct cix_err *err)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	/* One build of a derivation at a time: a killed one's is reused. */
+	strbuf_addf(&tmp, "%s.bz2.part", log->path);
+	log->bz_fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (log->bz_fd < 0) {
+		int r = cix_error_errno(err, -errno, "cannot open build log '%s'", tmp.buf);
+		strbuf_release(&tmp);
+		return r;
+	}
+	log->bz_tmp = strbuf_detach(&tmp, NULL);
+	log->z = cix_bz2_out_new(log->bz_fd);
+	return 0;
 }
 
 int cix_build_log_open(const char *drv_path, struct cix_build_log **out,
@@ -56,45 +100,30 @@ int cix_build_log_open(const char *drv_path, struct cix_build_log **out,
 {
 	struct strbuf p = STRBUF_INIT;
 	struct cix_build_log *log;
-	int fd;
+	int fd, r;
 
-	log_path(&p, drv_path, 1);
+	if ((r = cix_build_log_dirs(drv_path, err)) < 0)
+		return r;
+	remove_old_logs(drv_path);
+	cix_build_log_file(drv_path, "", &p);
 	fd = open(p.buf, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		int r = cix_error_errno(err, -errno, "cannot open build log '%s'", p.buf);
+		r = cix_error_errno(err, -errno, "cannot open build log '%s'", p.buf);
 		strbuf_release(&p);
 		return r;
 	}
-	strbuf_release(&p);
 	log = xcalloc(1, sizeof(*log));
 	log->fd = fd;
-	log->z = ZSTD_createCCtx();
-	if (!log->z)
-		BUG("cannot allocate a zstd context");
+	log->path = strbuf_detach(&p, NULL);
+	if ((r = open_bz2(log, err)) < 0) {
+		close(fd);
+		free(log->path);
+		free(log);
+		return r;
+	}
 	pthread_mutex_init(&log->lock, NULL);
 	*out = log;
 	return 0;
-}
-
-/* Compress with the given directive and write what comes out. */
-static void compress(struct cix_build_log *log, const void *data, size_t len,
-		     ZSTD_EndDirective mode)
-{
-	ZSTD_inBuffer in = { data, len, 0 };
-	size_t left;
-	do {
-		ZSTD_outBuffer o = { log->out, sizeof(log->out), 0 };
-		left = ZSTD_compressStream2(log->z, &o, &in, mode);
-		if (ZSTD_isError(left)) {
-			log->error = -CIX_EFORMAT;
-			return;
-		}
-		if (o.pos && !log->error) {
-			int r = cix_write_full(log->fd, log->out, o.pos);
-			if (r < 0)
-				log->error = r;
-		}
-	} while (mode == ZSTD_e_continue ? in.pos < in.size : left != 0);
 }
 
 void cix_build_log_write(struct cix_build_log *log, const void *data, size_t len)
@@ -102,8 +131,31 @@ void cix_build_log_write(struct cix_build_log *log, const void *data, size_t len
 	if (!log || !len)
 		return;
 	pthread_mutex_lock(&log->lock);
-	compress(log, data, len, ZSTD_e_flush);
+	if (!log->error) {
+		int r = cix_write_full(log->fd, data, len);
+		if (r < 0)
+			log->error = r;
+	}
+	cix_bz2_out_write(log->z, data, len);
 	pthread_mutex_unlock(&log->lock);
+}
+
+/* End the .bz2, which replaces the plain log; one that failed is dropped. */
+static int finish_bz2(struct cix_build_log *log)
+{
+	struct strbuf bz = STRBUF_INIT;
+	int r = cix_bz2_out_finish(log->z);
+	if (close(log->bz_fd) < 0 && !r)
+		r = -errno;
+	strbuf_addf(&bz, "%s.bz2", log->path);
+	if (!r && rename(log->bz_tmp, bz.buf) < 0)
+		r = -errno;
+	if (r)
+		unlink(log->bz_tmp);
+	else
+		unlink(log->path);
+	strbuf_release(&bz);
+	return r;
 }
 
 int cix_build_log_close(struct cix_build_log *log)
@@ -111,50 +163,80 @@ int cix_build_log_close(struct cix_build_log *log)
 	int r;
 	if (!log)
 		return 0;
-	compress(log, "", 0, ZSTD_e_end);
-	r = log->error;
-	if (close(log->fd) < 0 && !r)
-		r = -errno;
-	ZSTD_freeCCtx(log->z);
+	if (close(log->fd) < 0 && !log->error)
+		log->error = -errno;
+	/* Either form whole will do: a .bz2 that failed leaves the plain log. */
+	r = finish_bz2(log);
+	if (r && !log->error)
+		r = 0;
 	pthread_mutex_destroy(&log->lock);
+	free(log->path);
+	free(log->bz_tmp);
 	free(log);
 	return r;
 }
 
-int cix_build_log_read(const char *drv_path, struct strbuf *out, struct cix_err *err)
+/* The logs of older versions of cix: zstd. */
+static int zstd_decode(const struct strbuf *z, struct strbuf *out, struct cix_err *err)
 {
-	struct strbuf p = STRBUF_INIT, z = STRBUF_INIT;
-	ZSTD_DCtx *d = NULL;
-	int r;
-
-	log_path(&p, drv_path, 0);
-	if ((r = strbuf_read_file(&z, p.buf, 1 << 30)) < 0) {
-		r = cix_error(err, r == -ENOENT ? -CIX_ENOTFOUND : r,
-			      "build log of '%s' is not available", drv_path);
-		goto out;
-	}
-	d = ZSTD_createDCtx();
-	ZSTD_inBuffer in = { z.buf, z.len, 0 };
+	ZSTD_DCtx *d = ZSTD_createDCtx();
+	ZSTD_inBuffer in = { z->buf, z->len, 0 };
+	int r = 0;
 	while (in.pos < in.size) {
 		strbuf_grow(out, 65536);
 		ZSTD_outBuffer o = { out->buf + out->len, out->alloc - out->len - 1, 0 };
 		size_t ret = ZSTD_decompressStream(d, &o, &in);
 		if (ZSTD_isError(ret)) {
-			r = cix_error(err, -CIX_EFORMAT, "build log of '%s' is corrupt: %s", drv_path,
-				      ZSTD_getErrorName(ret));
-			goto out;
+			r = cix_error(err, -CIX_EFORMAT, "%s", ZSTD_getErrorName(ret));
+			break;
 		}
 		strbuf_setlen(out, out->len + o.pos);
 		if (out->len > MAX_LOG_READ) {
-			r = cix_error(err, -CIX_ELIMIT, "build log of '%s' is too large", drv_path);
-			goto out;
+			r = cix_error(err, -CIX_ELIMIT, "too large");
+			break;
 		}
 		if (!o.pos && !ret)
 			break;
 	}
-out:
 	ZSTD_freeDCtx(d);
-	strbuf_release(&z);
-	strbuf_release(&p);
 	return r;
+}
+
+/* Append the log in file (of form ext) to out: 0, -ENOENT, or an error. */
+static int read_form(const char *file, const char *ext, struct strbuf *out, struct cix_err *err)
+{
+	struct strbuf data = STRBUF_INIT;
+	int r = strbuf_read_file(&data, file, MAX_LOG_FILE);
+	if (r == -ENOENT)
+		;
+	else if (r < 0)
+		r = cix_error_errno(err, r, "cannot read '%s'", file);
+	else if (!*ext)
+		strbuf_add(out, data.buf, data.len);
+	else if (!strcmp(ext, ".bz2"))
+		r = cix_bz2_decompress(data.buf, data.len, out, MAX_LOG_READ, err);
+	else
+		r = zstd_decode(&data, out, err);
+	strbuf_release(&data);
+	return r;
+}
+
+int cix_build_log_read(const char *drv_path, struct strbuf *out, struct cix_err *err)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(log_exts); i++) {
+		struct strbuf p = STRBUF_INIT;
+		size_t len = out->len;
+		struct cix_err e = { 0 };
+		cix_build_log_file(drv_path, log_exts[i], &p);
+		int r = read_form(p.buf, log_exts[i], out, &e);
+		if (r < 0 && r != -ENOENT) {
+			strbuf_setlen(out, len);
+			r = cix_error(err, r, "build log of '%s' is corrupt or unreadable: %s",
+				      drv_path, e.msg);
+		}
+		strbuf_release(&p);
+		if (r != -ENOENT)
+			return r;
+	}
+	return cix_error(err, -CIX_ENOTFOUND, "build log of '%s' is not available", drv_path);
 }

@@ -29,6 +29,9 @@ void cix_subst_init(struct cix_subst *p, struct cix_store *s, const struct cix_s
 	p->opts = opts;
 	p->checked = xcalloc(opts->nr_subs + 1, 1);
 	p->down = xcalloc(opts->nr_subs + 1, 1);
+	p->priority = xcalloc(opts->nr_subs + 1, sizeof(*p->priority));
+	for (size_t i = 0; i < opts->nr_subs; i++)
+		p->priority[i] = opts->subs[i].has_priority ? opts->subs[i].priority : 0;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
 }
@@ -43,6 +46,8 @@ void cix_subst_release(struct cix_subst *p)
 	free(p->items);
 	free(p->checked);
 	free(p->down);
+	free(p->priority);
+	free(p->order);
 	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->lock);
 	memset(p, 0, sizeof(*p));
@@ -154,29 +159,66 @@ static void mark_down(struct cix_subst *p, size_t sub, const char *why)
 	p->down[sub] = 1;
 }
 
-/* Once per cache: it must be reachable, and its StoreDir ours when it says one. */
+/*
+ * Once per cache: it must be for our store (store= says which the URL
+ * means, ours when absent; Nix skips a cache of another store too) and
+ * reachable, and its StoreDir that store when it says one. Its Priority
+ * counts unless the URL gave one.
+ */
 static void check_cache(struct cix_subst *p, size_t sub)
 {
+	const struct cix_substituter *sb = &p->opts->subs[sub];
+	const char *store = sb->store_dir ? sb->store_dir : p->s->store_dir;
 	struct strbuf url = STRBUF_INIT, text = STRBUF_INIT;
 	struct cix_cache_info ci = { 0 };
 	struct cix_err err = { 0 };
-	int r;
+	int r = 0;
 	if (p->checked[sub])
 		return;
 	p->checked[sub] = 1;
-	strbuf_addf(&url, "%s/nix-cache-info", p->opts->subs[sub].url);
+	if (strcmp(store, p->s->store_dir)) {
+		r = cix_error(&err, -CIX_EMISMATCH, "it is a cache of the store '%s' (store=), not"
+			      " of '%s'", store, p->s->store_dir);
+		goto out;
+	}
+	strbuf_addf(&url, "%s/nix-cache-info", sb->url);
 	r = fetch_text(p, sub, url.buf, CIX_CACHE_INFO_MAX_SIZE, &text, &err);
 	if (r == -CIX_ENOTFOUND)
 		r = 0;      /* a bare directory of narinfos will do */
 	else if (r == 0 && (r = cix_cache_info_parse(text.buf, text.len, &ci, &err)) == 0 &&
-		 ci.store_dir && strcmp(ci.store_dir, p->s->store_dir))
+		 ci.store_dir && strcmp(ci.store_dir, store))
 		r = cix_error(&err, -CIX_EMISMATCH, "its store is '%s', not '%s'", ci.store_dir,
-			      p->s->store_dir);
+			      store);
+	if (r == 0 && ci.has_priority && !sb->has_priority)
+		p->priority[sub] = ci.priority;
+out:
 	if (r < 0)
 		mark_down(p, sub, err.msg);
 	cix_cache_info_release(&ci);
 	strbuf_release(&url);
 	strbuf_release(&text);
+}
+
+/*
+ * The order the caches are asked in: by priority, lower first, then as
+ * listed. Each cache is checked first, for its nix-cache-info's Priority
+ * (as Nix opens every substituter before it orders them).
+ */
+static const size_t *cache_order(struct cix_subst *p)
+{
+	size_t n = p->opts->nr_subs;
+	if (p->order)
+		return p->order;
+	p->order = xcalloc(n + 1, sizeof(*p->order));
+	for (size_t i = 0; i < n; i++) {
+		check_cache(p, i);
+		/* insertion sort: stable, and there are at most 64 */
+		size_t j = i;
+		for (; j > 0 && p->priority[p->order[j - 1]] > p->priority[i]; j--)
+			p->order[j] = p->order[j - 1];
+		p->order[j] = i;
+	}
+	return p->order;
 }
 
 /*
@@ -239,8 +281,9 @@ static int unsigned_size_ok(const struct cix_narinfo *ni, const struct cix_subst
 }
 
 /*
- * Signed by a trusted key, or content-addressed (checked when added) and
- * of a bounded size.
+ * Signed by a trusted key, or from a cache whose URL says trusted=true
+ * (only the daemon's own caches and a trusted user's can), or
+ * content-addressed (checked when added) and of a bounded size.
  */
 static int trusted(const struct cix_narinfo *ni, const struct cix_substituter *sub,
 		   const char *store_dir, struct cix_err *err)
@@ -252,7 +295,7 @@ static int trusted(const struct cix_narinfo *ni, const struct cix_substituter *s
 	for (size_t i = 0; !ok && i < ni->sigs.nr; i++)
 		ok = cix_verify_detached(ni->sigs.v[i], fp.buf, fp.len, sub->keys, sub->nr_keys) == 1;
 	strbuf_release(&fp);
-	if (ok)
+	if (ok || sub->trusted)
 		return 0;
 	if (ni->ca)
 		return unsigned_size_ok(ni, sub, err);
@@ -322,8 +365,10 @@ static int lookup(struct cix_subst *p, const char *path, struct cix_narinfo *ni,
 		  struct cix_err *err)
 {
 	struct cix_err first = { 0 };
-	for (size_t i = 0; i < p->opts->nr_subs; i++) {
+	const size_t *order = cache_order(p);
+	for (size_t k = 0; k < p->opts->nr_subs; k++) {
 		struct cix_err e = { 0 };
+		size_t i = order[k];
 		int r = ask(p, i, path, ni, &e);
 		if (r > 0) {
 			*which = i;
@@ -428,60 +473,6 @@ int cix_subst_want(struct cix_subst *p, const char *const *paths, size_t n, stru
 		}
 	}
 	return 1;
-}
-
-int cix_substituters_make(const char *urls, const struct cix_acl *acl,
-			  struct cix_substituter **subs, size_t *n, struct cix_err *err)
-{
-	struct strvec v = STRVEC_INIT;
-	const char *c = urls;
-	int r = 0;
-	*subs = NULL;
-	*n = 0;
-	while (c && *c) {
-		size_t len = strcspn(c, " \t\n");
-		if (len) {
-			struct strbuf u = STRBUF_INIT;
-			strbuf_add(&u, c, len);
-			while (u.len > 1 && u.buf[u.len - 1] == '/')
-				strbuf_setlen(&u, u.len - 1);
-			if (strncmp(u.buf, "http://", 7) && strncmp(u.buf, "https://", 8) &&
-			    strncmp(u.buf, "file:///", 8))
-				r = cix_error(err, -CIX_EINVAL, "'%s' is not an http, https or file URL",
-					      u.buf);
-			strvec_push(&v, u.buf);
-			strbuf_release(&u);
-		}
-		c += len;
-		c += strspn(c, " \t\n");
-	}
-	if (r < 0 || v.nr > 64) {
-		if (!r)
-			r = cix_error(err, -CIX_ELIMIT, "more than 64 substitute URLs");
-		strvec_clear(&v);
-		return r;
-	}
-	*subs = xcalloc(v.nr + 1, sizeof(**subs));
-	for (size_t i = 0; i < v.nr; i++) {
-		struct cix_substituter *s = &(*subs)[i];
-		s->url = xstrdup(v.v[i]);
-		s->keys = acl ? acl->keys : NULL;
-		s->nr_keys = acl ? acl->nr : 0;
-		cix_fetch_opts_init(&s->fetch);
-		s->fetch.connect_timeout_s = 5;
-		/* Only a cache that is a directory of this machine reads files. */
-		s->fetch.allow_file = !strncmp(s->url, "file:", 5);
-	}
-	*n = v.nr;
-	strvec_clear(&v);
-	return 0;
-}
-
-void cix_substituters_free(struct cix_substituter *subs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free((char *)subs[i].url);
-	free(subs);
 }
 
 int cix_acl_load(struct cix_acl *acl, struct cix_err *err)

@@ -18,10 +18,15 @@ struct cix_store;
  * `nix copy --to file://` writes) and the keys trusted to sign for it.
  */
 struct cix_substituter {
-	const char *url;                    /* without a trailing slash */
+	const char *url;                    /* without the query nor a trailing slash */
 	const struct cix_public_key *keys;  /* trusted keys (the ACL) */
 	size_t nr_keys;
 	struct cix_fetch_opts fetch;        /* timeouts, progress, size bounds */
+	/* The URL's parameters (subst-url.c), as Nix reads them. */
+	char *store_dir;       /* store=: the cache's logical store (NULL: ours) */
+	int has_priority, priority;  /* priority=: lower is asked first */
+	int want_mass_query;   /* want-mass-query= (kept, unused) */
+	int trusted;           /* trusted=: its narinfos need no trusted signature */
 };
 
 /* Nix's defaults: a narinfo found is remembered 30 days, a miss an hour. */
@@ -82,6 +87,8 @@ struct cix_subst {
 	size_t first_pending;       /* items before it were run already */
 	unsigned char *checked;     /* per cache: its nix-cache-info was read */
 	unsigned char *down;        /* per cache: unreachable or unusable */
+	int *priority;              /* per cache: the URL's, else its nix-cache-info's, else 0 */
+	size_t *order;              /* the caches by priority, once all were checked */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	size_t running;
@@ -139,9 +146,13 @@ int cix_substitute_paths(struct cix_store *s, const struct cix_subst_opts *opts,
 			 const char *const *paths, size_t n, struct cix_err *err);
 
 /*
- * The substituters for urls (a space-separated list), each trusting the
- * keys of acl. *subs is an array of *n, freed by cix_substituters_free.
- * URLs must be http://, https:// or file://; trailing slashes are dropped.
+ * subst-url.c: the substituters for urls (a space-separated list), each
+ * trusting the keys of acl. *subs is an array of *n, freed by
+ * cix_substituters_free. URLs must be http://, https:// or file://;
+ * trailing slashes are dropped. A URL may end with Nix's parameters,
+ * ?KEY=VALUE&... (values %-decoded): store, priority, want-mass-query and
+ * trusted are read; those that only matter when writing a cache
+ * (compression...) are ignored; any other is refused.
  */
 int cix_substituters_make(const char *urls, const struct cix_acl *acl,
 			  struct cix_substituter **subs, size_t *n, struct cix_err *err);
