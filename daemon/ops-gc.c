@@ -129,6 +129,8 @@ static int op_collect_garbage(struct conn *c, struct cix_err *err)
 		.max_freed = max_freed == UINT64_MAX ? 0 : max_freed,
 		.keep_derivations = c->settings->gc_keep_derivations,
 		.keep_outputs = c->settings->gc_keep_outputs,
+		/* what the connection added it may delete (its temporary roots) */
+		.not_own_temp_roots = 1,
 		.each = push_path, .opaque = &out,
 		.cancelled = client_gone, .cancel_opaque = c,
 	};
