@@ -90,9 +90,6 @@ int cix_store_verify_drv(struct cix_store *s, struct cix_drv_hasher *h, const ch
 	struct strbuf name = STRBUF_INIT;
 	struct cix_err e = { 0 };
 	int r = cix_drv_name_from_path(s->store_dir, drv_path, &name, &e);
-	/* Nothing could ever be built of it, nor refer to it as an input. */
-	if (!r && !drv->nr_outputs)
-		r = cix_error(&e, -CIX_EFORMAT, "it has no outputs");
 	if (!r)
 		r = cix_drv_check_outputs(h, drv, name.buf, NULL, &e);
 	strbuf_release(&name);
