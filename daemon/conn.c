@@ -116,6 +116,7 @@ static int handshake(struct conn *c, struct cix_err *err)
 				 (unsigned long long)version);
 	c->minor = CIX_PROTOCOL_MINOR(version) < CIX_PROTOCOL_MINOR(CIX_PROTOCOL_VERSION)
 		   ? CIX_PROTOCOL_MINOR(version) : CIX_PROTOCOL_MINOR(CIX_PROTOCOL_VERSION);
+	daemon_guix_handshake(c, version);
 	if (c->minor >= 14) {
 		/* obsolete CPU affinity: a flag, then the CPU if set */
 		if ((r = cix_wire_read_u64(&c->w, &x, err)) < 0 ||
@@ -129,13 +130,14 @@ static int handshake(struct conn *c, struct cix_err *err)
 	return 0;   /* the caller ends it: STDERR_LAST, or an error */
 }
 
-static const struct op *find_op(uint64_t code)
+static const struct op *find_op(const struct conn *c, uint64_t code)
 {
 	static const struct op *const tables[] = {
 		daemon_query_ops, daemon_add_ops, daemon_add_nar_ops, daemon_build_ops, daemon_gc_ops,
 		daemon_log_ops,
+		daemon_guix_ops,   /* last: for Guix's clients only */
 	};
-	for (size_t t = 0; t < ARRAY_SIZE(tables); t++)
+	for (size_t t = 0; t < ARRAY_SIZE(tables) - !c->guix; t++)
 		for (const struct op *o = tables[t]; o->fn; o++)
 			if (o->code == code)
 				return o;
@@ -159,7 +161,7 @@ static int serve_ops(struct conn *c, struct cix_err *err)
 		cix_wire_reset_budget(&c->w);
 		if ((r = cix_wire_read_u64(&c->w, &code, err)) < 0)
 			return r;
-		const struct op *o = find_op(code);
+		const struct op *o = find_op(c, code);
 		if (!o) {
 			cix_error(err, -CIX_EUNSUPPORTED, "invalid operation %llu",
 				  (unsigned long long)code);
@@ -169,6 +171,7 @@ static int serve_ops(struct conn *c, struct cix_err *err)
 		}
 		size_t before = c->w.wbuf.len;
 		struct cix_err e = { 0 };
+		c->error_status = 1;
 		r = o->fn(c, &e);
 		if (r < 0) {
 			if (c->broken || c->w.broken || c->w.eof) {
@@ -180,7 +183,8 @@ static int serve_ops(struct conn *c, struct cix_err *err)
 				 * the memory budget) is told why first.
 				 */
 				if ((!c->w.broken || c->w.over_budget) && !c->w.eof) {
-					cix_wire_stderr_error(&c->w, c->minor, e.msg, 1);
+					cix_wire_stderr_error(&c->w, c->minor, e.msg,
+							      c->error_status);
 					cix_wire_flush(&c->w, NULL);
 				}
 				*err = e;
@@ -188,7 +192,7 @@ static int serve_ops(struct conn *c, struct cix_err *err)
 			}
 			/* Drop what the operation began of its reply. */
 			strbuf_setlen(&c->w.wbuf, before);
-			cix_wire_stderr_error(&c->w, c->minor, e.msg, 1);
+			cix_wire_stderr_error(&c->w, c->minor, e.msg, c->error_status);
 		}
 		if ((r = cix_wire_flush(&c->w, err)) < 0)
 			return r;

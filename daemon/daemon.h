@@ -96,6 +96,10 @@ struct conn {
 	 * half-way): the stream is out of step, the connection must end.
 	 */
 	int broken;
+	/* The status sent with an operation's error (0: 1), for Guix's clients. */
+	unsigned error_status;
+	/* A client of Guix's (guix.c), and its print-build-trace. */
+	int guix, guix_trace;
 };
 
 /* Serve one connection (fd) to its end; returns the worker's exit status. */
@@ -129,6 +133,19 @@ extern const struct op daemon_add_nar_ops[];
 extern const struct op daemon_build_ops[];
 extern const struct op daemon_gc_ops[];
 extern const struct op daemon_log_ops[];
+
+/*
+ * guix.c: Guix's dialect. The handshake recognises Guix's clients (and
+ * serves them as protocol 1.15); the rest does nothing for other clients.
+ */
+void daemon_guix_handshake(struct conn *c, uint64_t client_version);
+const char *daemon_guix_option(const struct conn *c, const char *name);
+void daemon_guix_set_options(struct conn *c, uint64_t print_build_trace);
+/* The error status of a failed build (r < 0): Guix's 100, 101 or 1. */
+void daemon_guix_build_failed(struct conn *c, int r);
+/* The build traces Guix's clients read, if they asked for them. */
+void daemon_guix_trace_builds(const struct conn *c, struct cix_build_opts *o);
+extern const struct op daemon_guix_ops[];
 
 /* subst.c: the client's caches (substitute_urls), with the ACL read now. */
 struct conn_subst {

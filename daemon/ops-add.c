@@ -6,6 +6,7 @@
 #include "export.h"
 #include "nar.h"
 #include "nar-read.h"
+#include "quote.h"
 #include "store-path.h"
 #include "util.h"
 
@@ -63,7 +64,7 @@ static int add_to_store_legacy(struct conn *c, struct cix_err *err)
 	struct strbuf name = STRBUF_INIT, algo_name = STRBUF_INIT, out = STRBUF_INIT,
 		      dir = STRBUF_INIT, file = STRBUF_INIT;
 	struct cix_wire_source src = CIX_WIRE_SOURCE_INIT(&c->w);
-	enum cix_hash_algo algo;
+	enum cix_hash_algo algo = CIX_HASH_SHA256;
 	uint64_t fixed, recursive;
 	int r;
 	if ((r = cix_wire_read_string(&c->w, &name, CIX_WIRE_MAX_PATH, err)) < 0 ||
@@ -71,17 +72,19 @@ static int add_to_store_legacy(struct conn *c, struct cix_err *err)
 	    (r = cix_wire_read_u64(&c->w, &recursive, err)) < 0 ||
 	    (r = cix_wire_read_string(&c->w, &algo_name, 64, err)) < 0)
 		goto out;
-	if (cix_hash_algo_parse(algo_name.buf, &algo) < 0 ||
-	    cix_store_name_check(name.buf, name.len, err) < 0) {
-		/* The NAR follows and cannot be skipped. */
-		c->broken = 1;
-		r = err->code ? err->code : cix_error(err, -CIX_EUNSUPPORTED, "unsupported hash algorithm");
-		goto out;
-	}
 	/*
 	 * The NAR, restored aside (it ends where its own structure says, on a
-	 * stream that goes on), then added under its name.
+	 * stream that goes on), then added under its name. A request refused
+	 * (its hash, such as Guix's sha3-256 or blake2s-256, or its name) has
+	 * its NAR read all the same: the connection goes on.
 	 */
+	struct cix_err refusal = { 0 };
+	int refused = cix_store_name_check(name.buf, name.len, &refusal) < 0;
+	char q[160];
+	if (!refused && cix_hash_algo_parse(algo_name.buf, &algo) < 0)
+		refused = cix_error(&refusal, -CIX_EUNSUPPORTED,
+				    "hash algorithm '%s' is not supported by cix",
+				    cix_quote(q, sizeof(q), algo_name.buf, algo_name.len)) < 0;
 	const char *tmp = getenv("TMPDIR");
 	strbuf_addf(&dir, "%s/cix-add-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir.buf)) {
@@ -89,9 +92,12 @@ static int add_to_store_legacy(struct conn *c, struct cix_err *err)
 		r = cix_error_errno(err, -errno, "cannot create a temporary directory");
 		goto out;
 	}
-	strbuf_addf(&file, "%s/%s", dir.buf, name.buf);
+	strbuf_addf(&file, "%s/%s", dir.buf, refused ? "refused" : name.buf);
 	r = cix_nar_restore(cix_wire_source_read, &src, file.buf, NULL, NULL, err);
-	if (!r)
+	if (!r && refused) {
+		*err = refusal;
+		r = refusal.code;
+	} else if (!r)
 		r = cix_store_add(c->s, file.buf, recursive ? CIX_ADD_RECURSIVE : CIX_ADD_FLAT,
 				  algo, &out, err);
 	else

@@ -142,6 +142,7 @@ static int build(struct conn *c, const struct strvec *plain, const char *const *
 		o.built = daemon_after_build;
 		o.built_opaque = &hook;
 	}
+	daemon_guix_trace_builds(c, &o);
 	if (n == 1)
 		strbuf_addf(&text, "building '%s'", drvs[0]);
 	else if (n)
@@ -242,8 +243,10 @@ static int op_build_paths(struct conn *c, struct cix_err *err)
 	int r = read_targets(c, &targets, &drvs, &plain, err);
 	if (!r)
 		r = read_build_mode(c, err);
-	if (!r)
+	if (!r) {
 		r = build(c, &plain, (const char *const *)drvs.v, drvs.nr, err);
+		daemon_guix_build_failed(c, r);
+	}
 	c->build.check = c->build.repair = 0;
 	if (!r) {
 		conn_last(c);

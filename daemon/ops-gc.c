@@ -158,6 +158,8 @@ static int op_collect_garbage(struct conn *c, struct cix_err *err)
 				    ? c->trusted_set.keep_derivations : c->settings->gc_keep_derivations,
 		.keep_outputs = c->trusted_set.keep_outputs >= 0
 				? c->trusted_set.keep_outputs : c->settings->gc_keep_outputs,
+		/* what the connection added it may delete (its temporary roots) */
+		.not_own_temp_roots = 1,
 		.each = push_path, .opaque = &out,
 		.cancelled = client_gone, .cancel_opaque = c,
 	};

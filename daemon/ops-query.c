@@ -446,6 +446,7 @@ static void set_override(struct conn *c, const char *key, const char *value,
 	unsigned long long v;
 	int num = cix_parse_decimal(value, ULLONG_MAX, &v) == 0;
 	const struct daemon_settings *d = c->settings;
+	key = daemon_guix_option(c, key);
 	if (!strcmp(key, "timeout") && num)
 		c->build.timeout = (unsigned)lower_limit(d->timeout, v, MAX_SECONDS);
 	else if (!strcmp(key, "max-silent-time") && num)
@@ -539,6 +540,7 @@ static int op_set_options(struct conn *c, struct cix_err *err)
 	c->build.max_silent = (unsigned)lower_limit(c->settings->max_silent, v[5], MAX_SECONDS);
 	if (v[10] <= 1024)
 		c->build.cores = (unsigned)v[10];
+	daemon_guix_set_options(c, v[9]);
 	if (c->minor >= 12) {
 		if (!(r = cix_wire_read_u64(&c->w, &n, err)) && n > 1024) {
 			c->broken = 1;

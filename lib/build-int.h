@@ -122,6 +122,13 @@ void cix_build_job_release(struct cix_build_job *j);
  * content-addressed mirrors ($CIX_MIRRORS_FILE or /etc/cix/mirrors,
  * $CIX_CAS_DIRS); file:// URLs refused when no_file_urls.
  */
+/*
+ * build-platform.c: can this machine build drv (its system, a built-in
+ * builder it has)? 0, or why not.
+ */
+int cix_build_check_runnable(const char *drv_path, const struct cix_drv *drv,
+			     struct cix_err *err);
+
 int cix_build_fetchurl_job(struct cix_build_job *j, int no_file_urls, struct cix_err *err);
 
 /* Build b->drv (its inputs valid), with b->lock held; 0 or an error. */

@@ -289,9 +289,13 @@ static void *worker(void *arg)
 		struct cix_err err = { 0 };
 		n->state = RUNNING;
 		sc->running++;
+		if (sc->opts->on_build)
+			sc->opts->on_build(sc->opts->on_build_opaque, n->drv_path, n->drv, NULL);
 		int r = cix_build_one(&b, &err);
 		if (!r && !b.check)
 			r = after_build(sc, &b, &err);
+		if (sc->opts->on_build)
+			sc->opts->on_build(sc->opts->on_build_opaque, n->drv_path, n->drv, &err);
 		sc->running--;
 		sc->nodes[i].state = r < 0 ? FAILED : DONE;
 		if (r < 0 && !sc->failed) {

@@ -628,8 +628,12 @@ int cix_build_one(struct building *b, struct cix_err *err)
 	struct cix_build_setup setup = CIX_BUILD_SETUP_INIT;
 	struct cix_build_job job = CIX_BUILD_JOB_INIT;
 	struct cix_build_log *log = NULL;
-	int r = 0, status = 0, unlocked = 0;
+	int r = cix_build_check_runnable(b->drv_path, drv, err), status = 0, unlocked = 0;
 
+	if (r < 0) {
+		free(outs);
+		return r;
+	}
 	/* Lock the outputs in sorted order: two builders never deadlock. */
 	for (size_t i = 0; i < drv->nr_outputs; i++)
 		outs[i] = drv->outputs[i].path;

@@ -7,6 +7,8 @@
 #include "strvec.h"
 #include "substitute.h"
 
+struct cix_drv;
+
 /*
  * Processes and threads a build may have at once (a pids cgroup, or
  * RLIMIT_NPROC for a build user; see lib/sandbox.h): a fork bomb stops
@@ -91,6 +93,14 @@ struct cix_build_opts {
 	int (*built)(void *opaque, const char *drv_path, const struct cix_drv *drv,
 		     struct cix_err *err);
 	void *built_opaque;
+	/*
+	 * Or NULL: told of each derivation's build as it starts (err NULL) and
+	 * as it ends (err->code 0 when built), such as for the build traces
+	 * Guix's clients read. Called with the scheduler's lock held.
+	 */
+	void (*on_build)(void *opaque, const char *drv_path, const struct cix_drv *drv,
+			 const struct cix_err *err);
+	void *on_build_opaque;
 };
 
 /* What realising some derivations would do (cix_build_plan). */
@@ -99,6 +109,14 @@ struct cix_build_missing {
 	struct strvec fetches;      /* paths to fetch from substitutes */
 	uint64_t download_size, nar_size;
 };
+
+/*
+ * Can this machine run the builders of platform (a derivation's system)?
+ * Its own system, i686-linux on x86_64-linux, and "builtin".
+ */
+int cix_build_can_run(const char *platform);
+/* The machine's own system, such as "x86_64-linux". */
+const char *cix_build_this_system(void);
 
 /*
  * Make the outputs of the derivation drv_path (a valid store path) valid:

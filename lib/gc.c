@@ -372,8 +372,12 @@ int cix_gc_collect(struct cix_store *s, const struct cix_gc_opts *o, struct cix_
 	roots.cancel_opaque = o->cancel_opaque;
 	if ((r = cix_gc_find_roots(s, deleting, &roots, err)) < 0)
 		goto out;
+	char own[64];
+	snprintf(own, sizeof(own), "{temp:%ld}", (long)getpid());
 	for (size_t i = 0; i < roots.nr; i++)
-		strvec_push(&g.roots, roots.v[i].path);
+		if (!(o->not_own_temp_roots && o->action == CIX_GC_DELETE_SPECIFIC &&
+		      !strcmp(roots.v[i].link, own)))
+			strvec_push(&g.roots, roots.v[i].path);
 	strvec_sort_unique(&g.roots);
 	if (stop_now(&g) || (r = cix_db_load_all(s->db, &g.all, err)) < 0)
 		goto out;

@@ -98,6 +98,12 @@ struct cix_gc_opts {
 	uint64_t max_freed;         /* CIX_GC_DELETE_DEAD: stop after this many bytes (0: all) */
 	int keep_derivations;       /* a live path's valid deriver is alive */
 	int keep_outputs;           /* a live derivation's valid outputs are alive */
+	/*
+	 * CIX_GC_DELETE_SPECIFIC: this process's own temporary roots keep
+	 * nothing alive (a daemon's client deleting paths it added itself on
+	 * the same connection, as Nix's and Guix's daemons allow).
+	 */
+	int not_own_temp_roots;
 	cix_path_fn each;           /* called with each path listed or deleted, or NULL */
 	void *opaque;
 	/*
