@@ -133,7 +133,7 @@ static int op_clear_failed_paths(struct conn *c, struct cix_err *err)
 /* BuiltinBuilders: the X of the "builtin:X" builders cix runs. */
 static int op_builtin_builders(struct conn *c, struct cix_err *err)
 {
-	static const char *const names[] = { "fetchurl", "profile" };
+	static const char *const names[] = { "buildenv", "fetchurl", "profile" };
 	conn_last(c);
 	cix_wire_write_strings(&c->w, names, ARRAY_SIZE(names));
 	return 0;

@@ -31,7 +31,7 @@ int cix_build_can_run(const char *platform)
 }
 
 /* The builders cix runs itself; Guix's builtin:download is not one of them. */
-static const char *const builtins[] = { "builtin:fetchurl", "builtin:profile" };
+static const char *const builtins[] = { "builtin:fetchurl", "builtin:profile", "builtin:buildenv" };
 
 int cix_build_check_runnable(const char *drv_path, const struct cix_drv *drv,
 			     struct cix_err *err)
@@ -47,5 +47,5 @@ int cix_build_check_runnable(const char *drv_path, const struct cix_drv *drv,
 			return 0;
 	return cix_error(err, -CIX_EUNSUPPORTED,
 			 "'%s' wants the built-in builder '%s', which cix does not have "
-			 "(it has builtin:fetchurl and builtin:profile)", drv_path, drv->builder);
+			 "(it has builtin:fetchurl, builtin:profile and builtin:buildenv)", drv_path, drv->builder);
 }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t3180-daemon-build-log.sh - build logs that Nix 2.8's clients read and send through the daemon
+# t3181-daemon-build-log.sh - build logs that Nix 2.8's clients read and send through the daemon
 # SPDX-License-Identifier: GPL-3.0-or-later
 test_description='cix-daemon: nix-store -l and nix log read the logs of its builds; nix store copy-log (AddBuildLog) both ways; cix reads its old .zst logs'
 . "$(dirname "$0")/test-lib.sh"
