@@ -151,7 +151,10 @@ static int parse(unsigned char *buf, size_t len, struct request *q)
 		r.p += in->nar_hash.len;
 		in->nar_size = get(&r, 8);
 		in->reg_time = (int64_t)get(&r, 8);
-		in->ultimate = get(&r, 8) != 0;
+		uint64_t ultimate = get(&r, 8);
+		if (ultimate > 1)
+			r.bad = 1;   /* a flag: 0 or 1, so that it serialises the same */
+		in->ultimate = ultimate == 1;
 		in->deriver = get_str(&r);
 		in->sigs = get_str(&r);
 		in->ca = get_str(&r);
