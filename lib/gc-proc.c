@@ -123,14 +123,10 @@ static void set_link(struct proc_scan *ps, const char *pid, const char *what)
 
 static void scan_fds(struct proc_scan *ps, int pfd, const char *pid)
 {
-	int fd = openat(pfd, "fd", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = cix_opendir_at(pfd, "fd");
 	struct dirent *de;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || strlen(de->d_name) > 16)
 			continue;

@@ -254,14 +254,12 @@ static void delete_leftovers(struct gc *g)
 /* Identical-file links that only the .links directory still holds. */
 static void delete_unused_links(struct gc *g)
 {
-	int fd = openat(g->s->store_fd, ".links", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = cix_opendir_at(g->s->store_fd, ".links");
 	struct dirent *de;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	int fd;
+	if (!d)
 		return;
-	}
+	fd = dirfd(d);
 	while ((de = readdir(d))) {
 		struct stat st;
 		if (de->d_name[0] == '.' ||

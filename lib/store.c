@@ -105,14 +105,12 @@ void cix_path_unlock(struct cix_store *s, struct cix_path_lock *lock)
 /* Remove temporaries of adds that died: those whose lock nobody holds. */
 static void clean_tmp(struct cix_store *s)
 {
-	int fd = openat(s->store_fd, TMP_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = cix_opendir_at(s->store_fd, TMP_DIR);
 	struct dirent *de;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	int fd;
+	if (!d)
 		return;
-	}
+	fd = dirfd(d);
 	while ((de = readdir(d))) {
 		struct cix_path_lock lock = { .fd = -1 };
 		/* A temporary is named after its process: tmp-PID-N. */

@@ -189,3 +189,12 @@ int cix_mkdirs(const char *path, struct cix_err *err)
 	free(p);
 	return r;
 }
+
+DIR *cix_opendir_at(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
+}

@@ -70,6 +70,9 @@ int cix_cmp_str(const void *a, const void *b);
  */
 int cix_name_of_dead_process(const char *name, const char *prefix);
 
+/* The directory name below dirfd, never through a symlink; NULL if none. */
+DIR *cix_opendir_at(int dirfd, const char *name);
+
 /* Little-endian u64 as used on the Nix wire and in NAR. */
 static inline void cix_put_u64le(unsigned char *p, uint64_t v)
 {
