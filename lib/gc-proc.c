@@ -194,10 +194,8 @@ static void keep_valid(struct proc_scan *ps, struct cix_gc_roots *roots)
 		if (!valid)
 			continue;
 		ALLOC_GROW(roots->v, roots->nr + 1, roots->alloc);
-		roots->v[roots->nr].link = xstrdup(r->link);
-		roots->v[roots->nr].path = xstrdup(r->path);
-		roots->v[roots->nr].runtime = 1;
-		roots->nr++;
+		roots->v[roots->nr++] = (struct cix_gc_root){ .link = xstrdup(r->link),
+							      .path = xstrdup(r->path), .runtime = 1 };
 	}
 }
 

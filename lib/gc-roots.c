@@ -211,9 +211,7 @@ void cix_gc_roots_add(struct cix_store *s, const char *link, const char *p,
 	char *path = xstrndup(p, (size_t)(end - p));
 	if (cix_store_check_path(s, path, NULL) == 0) {
 		ALLOC_GROW(roots->v, roots->nr + 1, roots->alloc);
-		roots->v[roots->nr].link = xstrdup(link);
-		roots->v[roots->nr].path = path;
-		roots->nr++;
+		roots->v[roots->nr++] = (struct cix_gc_root){ .link = xstrdup(link), .path = path };
 	} else {
 		free(path);
 	}
