@@ -108,6 +108,8 @@ int cix_store_add_source(struct cix_store *s, const char *name, enum cix_add_met
 		return cix_error(err, -CIX_EINVAL, "text is hashed with sha256 only");
 	if (method != CIX_ADD_TEXT && nr_refs)
 		return cix_error(err, -CIX_EINVAL, "only text may have references here");
+	if ((r = cix_store_need_tmp(s, err)) < 0)
+		return r;
 	cix_store_tmp_name(&tmp);
 	strbuf_addf(&t, "%s/%s/%s", s->store_dir, TMP_DIR, tmp.buf);
 	if (method == CIX_ADD_RECURSIVE) {
@@ -297,6 +299,8 @@ int cix_store_add_nar_prepare(struct cix_store *s, const struct cix_path_info *i
 	if ((r = cix_store_check_path(s, info->path, err)) < 0)
 		return r;
 	if (info->deriver && *info->deriver && (r = cix_store_check_path(s, info->deriver, err)) < 0)
+		return r;
+	if ((r = cix_store_need_tmp(s, err)) < 0)
 		return r;
 	cix_store_tmp_name(tmp);
 	strbuf_addf(&t, "%s/%s/%s", s->store_dir, TMP_DIR, tmp->buf);

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "gc.h"
 #include "store.h"
+#include "store-int.h"
 #include "export.h"
 #include "nar-read.h"
 #include "store-path.h"
@@ -198,7 +199,9 @@ int cix_store_import(struct cix_store *s, cix_source_fn src, void *src_opaque,
 	static const struct cix_import_ops ops = { nar_target, path_done, discard,
 						   CIX_RESTORE_CANONICAL };
 	struct import im = { .s = s };
-	int r = cix_import_parse(src, src_opaque, s->store_dir, &ops, &im, err);
+	int r = cix_store_need_tmp(s, err);
+	if (!r)
+		r = cix_import_parse(src, src_opaque, s->store_dir, &ops, &im, err);
 	if (!r)
 		r = check_refs(&im, err);
 	if (!r)

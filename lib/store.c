@@ -161,6 +161,14 @@ static int open_tmp_dir(struct cix_store *s)
 	return -EAGAIN;
 }
 
+int cix_store_need_tmp(struct cix_store *s, struct cix_err *err)
+{
+	if (s->tmp_fd >= 0)
+		return 0;
+	return cix_error(err, -EROFS, "cannot write to the store '%s': %s", s->store_dir,
+			 strerror(EROFS));
+}
+
 /* Remove STORE/TMP_DIR if no other process has the store open and it is empty. */
 void cix_store_close_tmp(struct cix_store *s)
 {
@@ -195,10 +203,13 @@ int cix_store_open(const char *store_dir, const char *state_dir,
 		r = cix_error_errno(err, -errno, "cannot open store '%s'", s->store_dir);
 		goto fail;
 	}
-	if ((s->tmp_fd = open_tmp_dir(s)) < 0) {
+	/* A read-only store still answers queries: only writes need temporaries. */
+	if ((s->tmp_fd = open_tmp_dir(s)) < 0 && s->tmp_fd != -EROFS) {
 		r = cix_error_errno(err, s->tmp_fd, "cannot create '%s/%s'", s->store_dir, TMP_DIR);
 		goto fail;
 	}
+	if (s->tmp_fd < 0)
+		s->tmp_fd = -1;
 	strbuf_addstr(&db, "/db.sqlite");
 	if ((r = cix_db_open(db.buf, 1, &s->db, err)) < 0)
 		goto fail;
@@ -294,6 +305,8 @@ static int copy_in(struct cix_store *s, const char *src, const char *tmp,
 	pthread_t th;
 	int sv[2], r;
 
+	if ((r = cix_store_need_tmp(s, err)) < 0)
+		return r;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return cix_error_errno(err, -errno, "cannot create socket pair");
 	d.fd = sv[0];
