@@ -5,11 +5,8 @@ test_description='a program run from the store, a working directory, an open fil
 . "$(dirname "$0")/test-lib.sh"
 
 T=$TRASH_DIRECTORY
-CIX_STORE_DIR=$T/store
-CIX_STATE_DIR=$T/state
-CIX_LOG_DIR=$T/log
+test_private_store
 CIX_CONF_FILE=$T/cix.conf
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
 SOCK=$T/sock
 printf 'allowed-users = *\ntrusted-users = root\n' >"$CIX_CONF_FILE"
 
