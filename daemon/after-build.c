@@ -1,4 +1,4 @@
-/* after-build.c - what a trusted client's settings ask after each build */
+/* after-build.c - a client's builds told to it: Guix's traces, a trusted client's settings */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * auto-optimise-store, secret-key-files and post-build-hook are
@@ -133,10 +133,9 @@ static int run_hook(const char *hook, const char *drv_path, const struct strvec 
 	return 0;
 }
 
-int daemon_after_build(void *opaque, const char *drv_path, const struct cix_drv *drv,
-		       struct cix_err *err)
+static int after_build(struct daemon_build_hook *h, const char *drv_path,
+		       const struct cix_drv *drv, struct cix_err *err)
 {
-	struct daemon_build_hook *h = opaque;
 	struct conn *c = h->c;
 	struct strvec outs = STRVEC_INIT;
 	int r = 0;
@@ -154,8 +153,27 @@ int daemon_after_build(void *opaque, const char *drv_path, const struct cix_drv 
 	return r;
 }
 
-int daemon_wants_after_build(const struct conn *c)
+static int wants_after_build(const struct conn *c)
 {
 	return c->trusted_set.auto_optimise || c->trusted_set.post_build_hook ||
 	       c->trusted_set.secret_key_files;
+}
+
+static int on_build(void *opaque, enum cix_build_event ev, const char *drv_path,
+		    const struct cix_drv *drv, struct cix_err *err)
+{
+	struct daemon_build_hook *h = opaque;
+	if (ev == CIX_BUILD_BUILT)
+		return wants_after_build(h->c) ? after_build(h, drv_path, drv, err) : 0;
+	if (daemon_guix_traces(h->c))
+		daemon_guix_trace(h->log_fd, drv_path, drv, ev == CIX_BUILD_STARTED ? NULL : err);
+	return 0;
+}
+
+void daemon_build_hook_set(struct daemon_build_hook *h, struct cix_build_opts *o)
+{
+	if (wants_after_build(h->c) || daemon_guix_traces(h->c)) {
+		o->on_build = on_build;
+		o->on_build_opaque = h;
+	}
 }

@@ -143,8 +143,11 @@ const char *daemon_guix_option(const struct conn *c, const char *name);
 void daemon_guix_set_options(struct conn *c, uint64_t print_build_trace);
 /* The error status of a failed build (r < 0): Guix's 100, 101 or 1. */
 void daemon_guix_build_failed(struct conn *c, int r);
-/* The build traces Guix's clients read, if they asked for them. */
-void daemon_guix_trace_builds(const struct conn *c, struct cix_build_opts *o);
+/* Did a Guix client ask for build traces? */
+int daemon_guix_traces(const struct conn *c);
+/* The trace of a build that starts (err NULL) or ends, as lines in its log. */
+void daemon_guix_trace(int log_fd, const char *drv_path, const struct cix_drv *drv,
+		       const struct cix_err *err);
 extern const struct op daemon_guix_ops[];
 
 /* subst.c: the client's caches (substitute_urls), with the ACL read now. */
@@ -171,22 +174,19 @@ int conn_subst_query(struct conn *c, const char *const *paths, size_t n, conn_su
 		     void *opaque, struct cix_err *err);
 
 /*
- * after-build.c: the cix_build_opts built hook of a trusted client's
- * builds (opaque: a daemon_build_hook): its outputs optimised, signed
- * with its secret-key-files, its post-build-hook run.
+ * after-build.c: the cix_build_opts on_build hook of a client's builds
+ * (opaque: a daemon_build_hook), when it needs one (daemon_build_hook_set):
+ * Guix's traces; a trusted client's outputs optimised, signed with its
+ * secret-key-files, its post-build-hook run.
  */
 struct daemon_build_hook {
 	struct conn *c;
 	int log_fd;   /* the build's log, which the client sees */
 };
-struct cix_drv;
-int daemon_after_build(void *opaque, const char *drv_path, const struct cix_drv *drv,
-		       struct cix_err *err);
+void daemon_build_hook_set(struct daemon_build_hook *h, struct cix_build_opts *o);
 /* Add sigs (each "NAME:BASE64") to the valid path's signatures. */
 int daemon_add_signatures(struct conn *c, const char *path, const struct strvec *sigs,
 			  struct cix_err *err);
-/* Does a trusted client's setting ask for something after its builds? */
-int daemon_wants_after_build(const struct conn *c);
 
 /* Helpers for operations (conn.c). */
 int conn_read_path(struct conn *c, struct strbuf *out, struct cix_err *err);

@@ -79,34 +79,29 @@ void daemon_guix_build_failed(struct conn *c, int r)
 		c->error_status = build_status(r);
 }
 
-/* The traces, as lines among the builder's output (the log pipe's). */
-static void trace_build(void *opaque, const char *drv_path, const struct cix_drv *drv,
-			const struct cix_err *err)
+int daemon_guix_traces(const struct conn *c)
 {
-	const struct cix_build_opts *o = opaque;
+	return c->guix && c->guix_trace;
+}
+
+void daemon_guix_trace(int log_fd, const char *drv_path, const struct cix_drv *drv,
+		       const struct cix_err *err)
+{
 	struct strbuf log = STRBUF_INIT;
 	if (!err) {
 		cix_build_log_path(drv_path, &log);
-		cix_fd_printf(o->log_fd, "@ build-started %s - %s %s %ld\n", drv_path,
+		cix_fd_printf(log_fd, "@ build-started %s - %s %s %ld\n", drv_path,
 			      drv->platform, log.buf, (long)getpid());
 	} else if (!err->code) {
-		cix_fd_printf(o->log_fd, "@ build-succeeded %s -\n", drv_path);
+		cix_fd_printf(log_fd, "@ build-succeeded %s -\n", drv_path);
 	} else {
 		if (err->code == -CIX_EUNSUPPORTED && !cix_build_can_run(drv->platform))
-			cix_fd_printf(o->log_fd, "@ unsupported-platform %s %s\n", drv_path,
+			cix_fd_printf(log_fd, "@ unsupported-platform %s %s\n", drv_path,
 				      drv->platform);
-		cix_fd_printf(o->log_fd, "@ build-failed %s - %u %s\n", drv_path,
+		cix_fd_printf(log_fd, "@ build-failed %s - %u %s\n", drv_path,
 			      build_status(err->code), err->msg);
 	}
 	strbuf_release(&log);
-}
-
-void daemon_guix_trace_builds(const struct conn *c, struct cix_build_opts *o)
-{
-	if (c->guix && c->guix_trace) {
-		o->on_build = trace_build;
-		o->on_build_opaque = o;
-	}
 }
 
 /* QueryFailedPaths: cix caches no failures. */

@@ -138,11 +138,7 @@ static int build(struct conn *c, const struct strvec *plain, const char *const *
 	p.fd = pfd[0];
 	o.log_fd = pfd[1];
 	struct daemon_build_hook hook = { c, pfd[1] };
-	if (daemon_wants_after_build(c)) {
-		o.built = daemon_after_build;
-		o.built_opaque = &hook;
-	}
-	daemon_guix_trace_builds(c, &o);
+	daemon_build_hook_set(&hook, &o);
 	if (n == 1)
 		strbuf_addf(&text, "building '%s'", drvs[0]);
 	else if (n)

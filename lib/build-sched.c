@@ -264,8 +264,9 @@ static int after_build(struct sched *sc, const struct building *b, struct cix_er
 					  .user = CIX_BUILD_USER_INIT };
 		r = cix_build_one(&again, err);
 	}
-	if (!r && sc->opts->built)
-		r = sc->opts->built(sc->opts->built_opaque, b->drv_path, b->drv, err);
+	if (!r && sc->opts->on_build)
+		r = sc->opts->on_build(sc->opts->on_build_opaque, CIX_BUILD_BUILT, b->drv_path,
+				       b->drv, err);
 	return r;
 }
 
@@ -290,12 +291,14 @@ static void *worker(void *arg)
 		n->state = RUNNING;
 		sc->running++;
 		if (sc->opts->on_build)
-			sc->opts->on_build(sc->opts->on_build_opaque, n->drv_path, n->drv, NULL);
+			sc->opts->on_build(sc->opts->on_build_opaque, CIX_BUILD_STARTED, n->drv_path,
+					   n->drv, NULL);
 		int r = cix_build_one(&b, &err);
 		if (!r && !b.check)
 			r = after_build(sc, &b, &err);
 		if (sc->opts->on_build)
-			sc->opts->on_build(sc->opts->on_build_opaque, n->drv_path, n->drv, &err);
+			sc->opts->on_build(sc->opts->on_build_opaque, CIX_BUILD_ENDED, n->drv_path,
+					   n->drv, &err);
 		sc->running--;
 		sc->nodes[i].state = r < 0 ? FAILED : DONE;
 		if (r < 0 && !sc->failed) {

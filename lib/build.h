@@ -38,6 +38,9 @@ struct cix_build_limits {
 #define CIX_BUILD_DEFAULT_TIMEOUT (24U * 3600)
 #define CIX_BUILD_DEFAULT_MAX_LOG (64ULL << 20)
 
+/* What cix_build_opts' on_build is told of. */
+enum cix_build_event { CIX_BUILD_STARTED, CIX_BUILD_BUILT, CIX_BUILD_ENDED };
+
 struct cix_build_opts {
 	unsigned max_jobs;     /* builds at once (0: 1) */
 	unsigned cores;        /* NIX_BUILD_CORES (0: all of them, as Nix) */
@@ -85,21 +88,15 @@ struct cix_build_opts {
 	/* Build each derivation this many more times and compare (as check). */
 	unsigned repeat;
 	/*
-	 * Called after a derivation was built here and its outputs registered
-	 * (not for those valid already, substituted or checked), one call at a
-	 * time: what the daemon does then for a trusted client (optimise,
-	 * sign, run its post-build hook). Its failure fails the build.
+	 * Or NULL: told of each derivation built here, one call at a time
+	 * (the scheduler's lock held): as it starts (err NULL); once built and
+	 * its outputs registered (not when checked), when a negative return
+	 * fails the build (the daemon's work for a trusted client's settings:
+	 * optimise, sign, its post-build hook); and as it ends (err->code 0
+	 * when built: Guix's build traces).
 	 */
-	int (*built)(void *opaque, const char *drv_path, const struct cix_drv *drv,
-		     struct cix_err *err);
-	void *built_opaque;
-	/*
-	 * Or NULL: told of each derivation's build as it starts (err NULL) and
-	 * as it ends (err->code 0 when built), such as for the build traces
-	 * Guix's clients read. Called with the scheduler's lock held.
-	 */
-	void (*on_build)(void *opaque, const char *drv_path, const struct cix_drv *drv,
-			 const struct cix_err *err);
+	int (*on_build)(void *opaque, enum cix_build_event ev, const char *drv_path,
+			const struct cix_drv *drv, struct cix_err *err);
 	void *on_build_opaque;
 };
 
