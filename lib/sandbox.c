@@ -59,6 +59,14 @@ static int write_id_maps(pid_t pid, const struct cix_sandbox_spec *s,
 	return write_proc(pid, "gid_map", buf, err);
 }
 
+/*
+ * The end of the output before the builder's: how long it may take to
+ * end by itself. A builder that exits closes its descriptors a moment
+ * before it is a zombie; a SIGKILL in that moment would replace its exit
+ * status (the kernel reports the group's fatal signal).
+ */
+#define EOF_GRACE_SECONDS 1.0
+
 /* Kill the builder, PID 1 of its namespace, hence all of it. */
 static void kill_tree(int pidfd)
 {
@@ -79,7 +87,7 @@ static void close_fd(int *fd)
 static void watch(pid_t pid, int pidfd, int logr, const struct cix_sandbox_spec *s,
 		  struct cix_sandbox_result *res, double start)
 {
-	double last = now(), drain_until = 0;
+	double last = now(), drain_until = 0, eof_at = 0;
 	unsigned long long logged = 0;
 	int killed = 0, exited = 0;
 	char buf[65536];
@@ -111,6 +119,12 @@ static void watch(pid_t pid, int pidfd, int logr, const struct cix_sandbox_spec 
 			if (timeout < 0 || ms < timeout)
 				timeout = ms;
 		}
+		if (!killed && !exited && eof_at) {
+			double left = eof_at + EOF_GRACE_SECONDS - t;
+			int ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+			if (timeout < 0 || ms < timeout)
+				timeout = ms;
+		}
 		int n = poll(pfd, 2, timeout);
 		if (n < 0 && errno != EINTR)
 			break;
@@ -119,6 +133,10 @@ static void watch(pid_t pid, int pidfd, int logr, const struct cix_sandbox_spec 
 			/* nothing to enforce */
 		} else if (s->timeout && t >= start + s->timeout) {
 			res->timed_out = 1;
+			killed = 1;
+			kill_tree(pidfd);
+		} else if (eof_at && t >= eof_at + EOF_GRACE_SECONDS) {
+			/* As Nix 2.8: a builder that closed its output to go on is ended. */
 			killed = 1;
 			kill_tree(pidfd);
 		} else if (s->max_silent && t >= last + s->max_silent) {
@@ -134,15 +152,9 @@ static void watch(pid_t pid, int pidfd, int logr, const struct cix_sandbox_spec 
 				continue;
 			if (r <= 0) {
 				close_fd(&logr);
-				/*
-				 * As Nix 2.8: the end of the output is the end
-				 * of the build. A builder that closed it to go
-				 * on (sleeping, say) is killed, not waited for.
-				 */
-				if (!killed && !exited) {
-					killed = 1;
-					kill_tree(pidfd);
-				}
+				/* The end of the output is the end of the build. */
+				if (!killed && !exited)
+					eof_at = t;
 			} else {
 				last = t;
 				size_t w = (size_t)r;

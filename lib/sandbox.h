@@ -53,7 +53,8 @@
  * exits or is killed, the kernel kills every process left in its PID
  * namespace: nothing of the build survives it. As in Nix 2.8, the end of
  * that pipe (every process of the build closed it) ends the build: the
- * builder is killed (SIGKILL) if it is still running.
+ * builder is killed (SIGKILL) if it is still running a second later (a
+ * builder that exits closes the pipe a moment before it is gone).
  *
  * spec->network (fixed-output derivations only), CIX_SANDBOX_NET set,
  * gives the namespace a network of its own: slirp4netns, started by the
