@@ -19,6 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char **environ;
+
 int daemon_add_signatures(struct conn *c, const char *path, const struct strvec *sigs,
 			  struct cix_err *err)
 {
@@ -100,13 +102,27 @@ static int sign_outputs(struct conn *c, const struct strvec *outs, struct cix_er
 static int run_hook(const char *hook, const char *drv_path, const struct strvec *outs,
 		    int log_fd, struct cix_err *err)
 {
-	struct strbuf paths = STRBUF_INIT;
+	struct strbuf var = STRBUF_INIT;
+	struct strvec env = STRVEC_INIT;
 	int status;
+	/*
+	 * The environment is made before the fork: other threads are building,
+	 * and the child of a threaded process may call nothing that allocates.
+	 */
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "DRV_PATH=", 9) && strncmp(*e, "OUT_PATHS=", 10))
+			strvec_push(&env, *e);
+	strbuf_addf(&var, "DRV_PATH=%s", drv_path);
+	strvec_push(&env, var.buf);
+	strbuf_reset(&var);
+	strbuf_addstr(&var, "OUT_PATHS=");
 	for (size_t i = 0; i < outs->nr; i++)
-		strbuf_addf(&paths, "%s%s", i ? " " : "", outs->v[i]);
+		strbuf_addf(&var, "%s%s", i ? " " : "", outs->v[i]);
+	strvec_push(&env, var.buf);
+	strbuf_release(&var);
 	pid_t pid = fork();
 	if (pid < 0) {
-		strbuf_release(&paths);
+		strvec_clear(&env);
 		return cix_error_errno(err, -errno, "cannot fork for the post-build hook");
 	}
 	if (pid == 0) {
@@ -117,12 +133,11 @@ static int run_hook(const char *hook, const char *drv_path, const struct strvec 
 			dup2(log_fd, 1);
 			dup2(log_fd, 2);
 		}
-		setenv("DRV_PATH", drv_path, 1);
-		setenv("OUT_PATHS", paths.buf, 1);
-		execl(hook, hook, (char *)NULL);
+		char *argv[] = { (char *)hook, NULL };
+		execve(hook, argv, env.v);
 		_exit(127);
 	}
-	strbuf_release(&paths);
+	strvec_clear(&env);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return cix_error_errno(err, -errno, "cannot wait for the post-build hook");
