@@ -92,6 +92,7 @@ test_expect_success NIX 'a path still referred to cannot be deleted' '
 '
 
 fresh_store () {
+	test_stop_daemons_
 	chmod -R u+w "$TRASH_DIRECTORY/store" "$TRASH_DIRECTORY/state" 2>/dev/null
 	rm -rf "$TRASH_DIRECTORY/store" "$TRASH_DIRECTORY/state"
 }
@@ -135,7 +136,8 @@ test_expect_success NIX 'kill -9 during an import leaves no valid partial path' 
 	b=$(nixs --add big) &&
 	nixs --export "$b" >big.export &&
 	for delay in 0.05 0.2 0.4; do
-		fresh_store &&
+		# (not "fresh_store && cix ... &": that would put both in the background)
+		fresh_store || return 1
 		cix store --import <big.export >/dev/null 2>killed.err &
 		pid=$! &&
 		sleep $delay &&

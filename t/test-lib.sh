@@ -142,10 +142,25 @@ test_start_daemon () {
 	test_wait_for "$s_"
 }
 
+test_any_alive_ () {
+	for p_ in "$@"; do kill -0 "$p_" 2>/dev/null && return 0; done
+	return 1
+}
+
+# Stop the test's daemons and wait, at most 10 s, until they and their
+# workers (forks of theirs, still serving a client) are gone: a test that
+# wipes the store next must not race a worker's clean-up.
 test_stop_daemons_ () {
 	if [ -f "$TRASH_DIRECTORY/.daemons" ]; then
-		kill $(cat "$TRASH_DIRECTORY/.daemons") 2>/dev/null
+		pids_=$(cat "$TRASH_DIRECTORY/.daemons")
+		kids_=$(for p_ in $pids_; do pgrep -P "$p_"; done 2>/dev/null)
+		kill $pids_ $kids_ 2>/dev/null
 		rm -f "$TRASH_DIRECTORY/.daemons"
+		i_=0
+		while [ $i_ -lt 100 ] && test_any_alive_ $pids_ $kids_; do
+			sleep 0.1
+			i_=$((i_ + 1))
+		done
 	fi
 }
 if [ -n "${CIX_TEST_DAEMON:-}" ]; then
