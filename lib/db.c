@@ -282,7 +282,8 @@ int cix_db_open(const char *path, int create, struct cix_db **out, struct cix_er
 			     "pragma foreign_keys = on;"
 			     "pragma wal_autocheckpoint = 40000;"
 			     /* statement journals (cascading deletes) in memory */
-			     "pragma temp_store = memory;", err)) < 0)
+			     "pragma temp_store = memory;"
+			     "pragma cache_size = -32768;", err)) < 0)
 		goto fail;
 	if ((r = migrate(db, err)) < 0)
 		goto fail;

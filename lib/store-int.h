@@ -24,4 +24,26 @@ int cix_store_install(struct cix_store *s, const char *tmp, struct cix_path_info
  */
 int cix_store_need_tmp(struct cix_store *s, struct cix_err *err);
 
+/* BASE.lock into lock->name (allocated). */
+void cix_path_lock_name(const char *base, struct cix_path_lock *lock);
+/* Take lock->name (blocking unless nonblock: then -EWOULDBLOCK). */
+int cix_path_lock_take(struct cix_store *s, struct cix_path_lock *lock, int nonblock,
+		       struct cix_err *err);
+
+/*
+ * A claim keeps many paths from other writers with O(1) descriptors (see
+ * path-lock.c). Begin it (waiting for other claims to end), claim each
+ * path in ascending order (waits while another holds the path's lock),
+ * then, with nobody else at the paths, check, move in, register; end it.
+ */
+struct cix_path_claim {
+	int fd, dir_fd, turn_fd;
+	char *name;   /* PID-N in STATE/claims */
+	size_t nr;
+};
+int cix_path_claim_begin(struct cix_store *s, struct cix_path_claim *c, struct cix_err *err);
+int cix_path_claim(struct cix_store *s, struct cix_path_claim *c, const char *path,
+		   struct cix_err *err);
+void cix_path_claim_end(struct cix_store *s, struct cix_path_claim *c);
+
 #endif

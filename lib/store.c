@@ -30,78 +30,6 @@ const char *cix_state_dir(void)
 	return d && *d ? d : "/var/cix";
 }
 
-static void lock_name(const char *base, struct cix_path_lock *lock)
-{
-	lock->name = xmalloc(strlen(base) + 6);
-	strcpy(lock->name, base);
-	strcat(lock->name, ".lock");
-}
-
-static int take_lock(struct cix_store *s, struct cix_path_lock *lock, int nonblock,
-		     struct cix_err *err)
-{
-	for (;;) {
-		struct stat st;
-		int fd = openat(s->store_fd, lock->name,
-				O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd < 0)
-			return cix_error_errno(err, -errno, "cannot open lock '%s'", lock->name);
-		if (flock(fd, LOCK_EX | (nonblock ? LOCK_NB : 0)) < 0) {
-			int e = -errno;
-			close(fd);
-			if (e == -EINTR)
-				continue;
-			return e == -EWOULDBLOCK ? e :
-			       cix_error_errno(err, e, "cannot lock '%s'", lock->name);
-		}
-		/* Its last holder deleted it after we opened it: take a fresh one. */
-		if (fstat(fd, &st) == 0 && st.st_nlink == 0) {
-			close(fd);
-			continue;
-		}
-		lock->fd = fd;
-		return 0;
-	}
-}
-
-static int path_lock(struct cix_store *s, const char *path, struct cix_path_lock *lock,
-		     int nonblock, struct cix_err *err)
-{
-	struct cix_store_path_parts parts;
-	int r = cix_store_path_parse(s->store_dir, path, &parts, err);
-	if (r < 0)
-		return r;
-	lock_name(parts.base, lock);
-	if ((r = take_lock(s, lock, nonblock, err)) < 0) {
-		free(lock->name);
-		lock->name = NULL;
-	}
-	return r;
-}
-
-int cix_path_lock(struct cix_store *s, const char *path, struct cix_path_lock *lock,
-		  struct cix_err *err)
-{
-	return path_lock(s, path, lock, 0, err);
-}
-
-int cix_path_trylock(struct cix_store *s, const char *path, struct cix_path_lock *lock,
-		     struct cix_err *err)
-{
-	return path_lock(s, path, lock, 1, err);
-}
-
-void cix_path_unlock(struct cix_store *s, struct cix_path_lock *lock)
-{
-	if (!lock->name)
-		return;
-	/* Unlink while holding it; waiters notice nlink 0 and retry. */
-	unlinkat(s->store_fd, lock->name, 0);
-	close(lock->fd);
-	free(lock->name);
-	lock->name = NULL;
-}
-
 /* Remove temporaries of adds that died: those whose lock nobody holds. */
 static void clean_tmp(struct cix_store *s)
 {
@@ -122,8 +50,8 @@ static void clean_tmp(struct cix_store *s)
 		if (de->d_name[0] == '.' || cix_store_basename_check(de->d_name,
 								      strlen(de->d_name), NULL) < 0)
 			continue;
-		lock_name(de->d_name, &lock);
-		if (take_lock(s, &lock, 1, NULL) == 0) {
+		cix_path_lock_name(de->d_name, &lock);
+		if (cix_path_lock_take(s, &lock, 1, NULL) == 0) {
 			cix_remove_tree_at(fd, de->d_name, NULL);
 			cix_path_unlock(s, &lock);
 		}

@@ -1,0 +1,109 @@
+#!/bin/sh
+# t1025-import-claims.sh - large imports hold a few descriptors, and their paths from other writers
+# SPDX-License-Identifier: GPL-3.0-or-later
+test_description='an import claims its paths with one descriptor; lockers wait for the claim'
+. "$(dirname "$0")/test-lib.sh"
+
+PATH=$CIX_BUILD_DIR/bench:$PATH
+test_private_store
+SD=$CIX_STORE_DIR
+
+fresh_store () {
+	test_stop_daemons_
+	chmod -R u+w store state 2>/dev/null
+	rm -rf store state
+}
+
+# wait_for_claim N: until the live claim holds N paths (32 bytes each), at most 10 s.
+wait_for_claim () {
+	i=0
+	while [ $i -lt 100 ]; do
+		for c in state/claims/*; do
+			[ -f "$c" ] && [ "$(wc -c <"$c")" -eq $(($1 * 32)) ] && return 0
+		done
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "no claim of $1 paths"; ls -l state/claims; return 1
+}
+
+test_expect_success 'an import of 3,000 paths runs with 64 descriptors' '
+	gen-closure -p ends "$SD" 3000 >big.exp &&
+	(ulimit -n 64 && cix store --import <big.exp >imported) &&
+	test_line_count = 3000 imported &&
+	cix store --check-validity $(cat ends) &&
+	test "$(ls store | grep -c "\.lock$")" = 0 &&
+	test_path_is_missing state/claims &&
+	cix store --verify --check-contents
+'
+
+test_expect_success 'a stream of generated paths and an added file' '
+	fresh_store &&
+	gen-closure "$SD" 300 >g.exp 2>/dev/null &&
+	cix store --import <g.exp >paths &&
+	n=0 &&
+	while :; do
+		echo "content $n" >f &&
+		w=$(cix store --add f) &&
+		x=$( (cat paths; echo "$w") | sort | tail -n 1) &&
+		test "$w" != "$x" && break
+		n=$((n + 1)) && test $n -lt 10 || return 1
+	done &&
+	echo "$w" >w && echo "$x" >x &&
+	cix store --export $(cat paths) "$w" >all.exp &&
+	fresh_store
+'
+
+test_expect_success 'the import waits for a held lock; meanwhile its claimed paths are kept' '
+	# (each "&" below ends an and-list: what comes before it runs here)
+	mkdir -p store &&
+	xbase=$(basename "$(cat x)") && w=$(cat w) && wbase=$(basename "$w") &&
+	rm -f release || return 1
+	flock "store/$xbase.lock" sh -c "while [ ! -e release ]; do sleep 0.1; done" &
+	holder=$! &&
+	i=0 && while [ ! -e "store/$xbase.lock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	cix store --import <all.exp >imp.out 2>imp.err &
+	imp=$! &&
+	wait_for_claim 301 &&
+	# W, below X, is claimed and in place; an add of it waits for the claim.
+	test -e "store/$wbase" || return 1
+	cix store --add f >add.out 2>add.err &
+	add=$! &&
+	cix gc >gc.out 2>&1 &&
+	test -e "store/$wbase" &&
+	sleep 0.5 &&
+	kill -0 $imp && kill -0 $add &&
+	test_must_fail cix store --check-validity "$w" 2>/dev/null &&
+	touch release &&
+	wait $holder && wait $imp && wait $add &&
+	test_line_count = 301 imp.out &&
+	test "$(cat add.out)" = "$w" &&
+	cix store --check-validity $(cat imp.out) &&
+	cix store --verify --check-contents &&
+	test "$(ls store | grep -c "\.lock$")" = 0 &&
+	test_path_is_missing state/claims
+'
+
+test_expect_success 'a claim of a killed importer is void' '
+	fresh_store &&
+	mkdir -p store &&
+	xbase=$(basename "$(cat x)") &&
+	rm -f release || return 1
+	flock "store/$xbase.lock" sh -c "while [ ! -e release ]; do sleep 0.1; done" &
+	holder=$! &&
+	i=0 && while [ ! -e "store/$xbase.lock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	cix store --import <all.exp >/dev/null 2>&1 &
+	imp=$! &&
+	wait_for_claim 301 &&
+	kill -9 $imp && { wait $imp; true; } &&
+	touch release && wait $holder &&
+	test_must_fail cix store --check-validity $(cat w) 2>/dev/null &&
+	cix store --add f >add.out &&
+	test "$(cat add.out)" = "$(cat w)" &&
+	cix store --import <all.exp >imp.out &&
+	test_line_count = 301 imp.out &&
+	cix store --verify --check-contents &&
+	test_path_is_missing state/claims
+'
+
+test_done
