@@ -92,7 +92,8 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_UPDATE] = "update ValidPaths set hash = ?2, registrationTime = ?3,"
 		     " deriver = ?4, narSize = ?5, sigs = ?6, ca = ?7, ultimate = ?8"
 		     " where path = ?1",
-	[S_ADD_REF] = "insert or replace into Refs (referrer, reference) values (?, ?)",
+	/* (not "or replace": that may delete, so each insert would need a statement journal) */
+	[S_ADD_REF] = "insert or ignore into Refs (referrer, reference) values (?, ?)",
 	[S_REFS] = "select p.path from Refs r join ValidPaths p on r.reference = p.id"
 		   " where r.referrer = ? order by p.path",
 	[S_REFERRERS] = "select p.path from Refs r join ValidPaths p on r.referrer = p.id"
@@ -456,12 +457,12 @@ static void bind_info(sqlite3_stmt *s, const struct cix_path_info *in, char *has
 	sqlite3_bind_int(s, 8, in->ultimate != 0);
 }
 
+/* The row of in, added or updated; its id into *id. */
 static int register_one(struct cix_db *db, const struct cix_path_info *in, int64_t now,
-			struct cix_err *err)
+			int64_t *id, struct cix_err *err)
 {
 	struct strbuf hash = STRBUF_INIT;
-	int64_t id;
-	int r = path_id(db, in->path, &id, err);
+	int r = path_id(db, in->path, id, err);
 	if (r < 0)
 		return r;
 	strbuf_addstr(&hash, "sha256:");
@@ -476,26 +477,69 @@ static int register_one(struct cix_db *db, const struct cix_path_info *in, int64
 	strbuf_release(&hash);
 	if (rc != SQLITE_DONE)
 		return db_error(db, err, "cannot register path");
+	if (!r)
+		*id = sqlite3_last_insert_rowid(db->h);
 	return 0;
 }
 
-static int add_refs(struct cix_db *db, const struct cix_path_info *in, struct cix_err *err)
+/* The rows just registered, by path: references among them need no query. */
+struct batch {
+	const struct cix_path_info *infos;
+	const int64_t *ids;
+	size_t *by_path, n;
+};
+
+static const struct cix_path_info *sort_infos;
+
+static int cmp_by_path(const void *a, const void *b)
 {
-	int64_t from, to;
-	int r = path_id(db, in->path, &from, err);
-	if (r <= 0)
-		return r < 0 ? r : db_error(db, err, "registered path vanished");
-	for (size_t i = 0; i < in->nr_refs; i++) {
-		if ((r = path_id(db, in->refs[i], &to, err)) < 0)
+	return strcmp(sort_infos[*(const size_t *)a].path, sort_infos[*(const size_t *)b].path);
+}
+
+static void batch_index(struct batch *bt)
+{
+	bt->by_path = xcalloc(bt->n + 1, sizeof(*bt->by_path));
+	for (size_t i = 0; i < bt->n; i++)
+		bt->by_path[i] = i;
+	sort_infos = bt->infos; /* (the db is one connection's: one thread) */
+	qsort(bt->by_path, bt->n, sizeof(*bt->by_path), cmp_by_path);
+}
+
+static int batch_id(struct cix_db *db, const struct batch *bt, const char *path, int64_t *id,
+		    struct cix_err *err)
+{
+	size_t lo = 0, hi = bt->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(bt->infos[bt->by_path[mid]].path, path);
+		if (!c) {
+			*id = bt->ids[bt->by_path[mid]];
+			return 1;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return path_id(db, path, id, err);
+}
+
+static int add_refs(struct cix_db *db, const struct batch *bt, size_t i, struct cix_err *err)
+{
+	const struct cix_path_info *in = &bt->infos[i];
+	int64_t to;
+	int r;
+	for (size_t k = 0; k < in->nr_refs; k++) {
+		if ((r = batch_id(db, bt, in->refs[k], &to, err)) < 0)
 			return r;
 		if (!r)
 			return cix_error(err, -CIX_ENOTFOUND,
 					 "cannot register '%s': its reference '%s' is not valid",
-					 in->path, in->refs[i]);
+					 in->path, in->refs[k]);
 		sqlite3_stmt *s = stmt(db, S_ADD_REF, err);
 		if (!s)
 			return -CIX_EFORMAT;
-		sqlite3_bind_int64(s, 1, from);
+		sqlite3_bind_int64(s, 1, bt->ids[i]);
 		sqlite3_bind_int64(s, 2, to);
 		if (sqlite3_step(s) != SQLITE_DONE)
 			return db_error(db, err, "cannot add reference");
@@ -507,16 +551,22 @@ static int add_refs(struct cix_db *db, const struct cix_path_info *in, struct ci
 int cix_db_register_rows(struct cix_db *db, const struct cix_path_info *infos, size_t n,
 			 int64_t now, struct cix_err *err)
 {
+	int64_t *ids = xcalloc(n + 1, sizeof(*ids));
+	struct batch bt = { infos, ids, NULL, n };
 	int r = 0;
 	/* Rows first, so that references among infos resolve in any order. */
 	for (size_t i = 0; !r && i < n; i++)
-		r = register_one(db, &infos[i], now, err);
+		r = register_one(db, &infos[i], now, &ids[i], err);
+	if (!r)
+		batch_index(&bt);
 	for (size_t i = 0; !r && i < n; i++)
-		r = add_refs(db, &infos[i], err);
+		r = add_refs(db, &bt, i, err);
 	for (size_t i = 0; !r && i < n; i++)
 		for (size_t k = 0; !r && k < infos[i].nr_outputs; k++)
 			r = cix_db_add_drv_output(db, infos[i].path, infos[i].outputs[k].id,
 						  infos[i].outputs[k].path, err);
+	free(bt.by_path);
+	free(ids);
 	return r;
 }
 
