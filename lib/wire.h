@@ -62,6 +62,8 @@ struct cix_wire {
 	 */
 	uint64_t budget, spent;
 	int over_budget;
+	/* SO_RCVTIMEO now set on fd, in ms (-1: not yet); poll_only: not a blocking socket */
+	int rcvtimeo_ms, poll_only;
 };
 
 void cix_wire_init(struct cix_wire *w, int fd);
