@@ -1,6 +1,7 @@
 /* main.c - the cix command: dispatch to sub-commands through a table */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
+#include "hash.h"
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -107,6 +108,11 @@ int main(int argc, char **argv)
 {
 	static char progname[64];
 
+	/*
+	 * libgcrypt reads a /proc file when first used, and aborts if it
+	 * cannot: first use it while descriptors are surely free.
+	 */
+	cix_hash_global_init();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -1,5 +1,6 @@
 /* main.c - cix-daemon: listen on the socket, a worker process per client */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "hash.h"
 #include "daemon.h"
 #include "gc.h"
 #include "substitute.h"
@@ -480,6 +481,7 @@ int main(int argc, char **argv)
 	int fd, r;
 
 	struct strvec limits = STRVEC_INIT;   /* name, value, ... (after cix.conf) */
+	cix_hash_global_init();   /* (libgcrypt aborts if its first use finds no descriptor) */
 	r = parse_options(argc, argv, &set, &limits);
 	if (r < 0) {
 		set.conf_file = cix_conf_file();

@@ -283,16 +283,16 @@ void cix_path_claim_end(struct cix_store *s, struct cix_path_claim *c)
 		unlinkat(c->dir_fd, c->name, 0);
 		close(c->fd);
 	}
-	if (c->dir_fd >= 0) {
+	if (c->dir_fd >= 0)
+		close(c->dir_fd);
+	if (c->turn_fd >= 0) {
 		/* (fails while claims of dead importers are there: the next one drops them) */
 		struct strbuf p = STRBUF_INIT;
 		strbuf_addf(&p, "%s/%s", s->state_dir, CLAIMS_DIR);
 		rmdir(p.buf);
 		strbuf_release(&p);
-		close(c->dir_fd);
-	}
-	if (c->turn_fd >= 0)
 		close(c->turn_fd);
+	}
 	free(c->name);
 	*c = (struct cix_path_claim){ .fd = -1, .dir_fd = -1, .turn_fd = -1 };
 }

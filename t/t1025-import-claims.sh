@@ -29,11 +29,31 @@ wait_for_claim () {
 
 test_expect_success 'an import of 3,000 paths runs with 64 descriptors' '
 	gen-closure -p ends "$SD" 3000 >big.exp &&
-	(ulimit -n 64 && cix store --import <big.exp >imported) &&
+	sh -c "ulimit -n 64 && exec cix store --import" <big.exp >imported &&
 	test_line_count = 3000 imported &&
 	cix store --check-validity $(cat ends) &&
 	test "$(ls store | grep -c "\.lock$")" = 0 &&
 	test_path_is_missing state/claims &&
+	cix store --verify --check-contents
+'
+
+test_expect_success 'out of descriptors: a one-line error, nothing registered, nothing left' '
+	gen-closure -p ends "$SD" 300 >small.exp &&
+	ok=0 && fds=6 &&
+	while [ $fds -le 20 ]; do
+		fresh_store &&
+		# (the limit set after the redirections: a shell needs descriptors for them)
+		if sh -c "ulimit -n $fds && exec cix store --import" <small.exp >out 2>err; then
+			test_line_count = 300 out && ok=1 && break
+		fi
+		test_line_count = 1 err &&
+		! grep -i "fatal\|abort" err &&
+		test "$(ls -A store | grep -v "^\.cix-tmp$" | wc -l)" = 0 &&
+		test "$(ls -A store/.cix-tmp 2>/dev/null | wc -l)" = 0 &&
+		test_path_is_missing state/claims || { echo "with $fds descriptors"; cat err; return 1; }
+		fds=$((fds + 1))
+	done &&
+	test $ok = 1 &&
 	cix store --verify --check-contents
 '
 
