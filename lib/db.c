@@ -10,6 +10,7 @@
 #include <sys/file.h>
 #include <fcntl.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,9 +258,18 @@ fail:
 	return r;
 }
 
+static pthread_once_t sqlite_once = PTHREAD_ONCE_INIT;
+
+/* No memory statistics: they take a global mutex at every allocation. */
+static void sqlite_setup(void)
+{
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 int cix_db_open(const char *path, int create, struct cix_db **out, struct cix_err *err)
 {
 	struct cix_db *db = xcalloc(1, sizeof(*db));
+	pthread_once(&sqlite_once, sqlite_setup);
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
 		    (create ? SQLITE_OPEN_CREATE : 0);
 	int r;
