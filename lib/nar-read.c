@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "quote.h"
 #include "nar-read.h"
+#include "hash-pipe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,7 @@ struct parser {
 	void *src_opaque;
 	const struct cix_nar_visitor *v;
 	void *vo;
-	struct cix_hash_ctx ctx;
+	struct cix_hash_pipe hash; /* on its own thread for large NARs */
 	uint64_t pos;
 	unsigned char *chunk;
 	size_t chunk_size;
@@ -58,7 +59,7 @@ static int rd(struct parser *p, void *buf, size_t n)
 		if ((size_t)k > n)
 			return cix_error(p->err, -CIX_EINVAL,
 					 "NAR source returned more than asked");
-		cix_hash_update(&p->ctx, b, (size_t)k);
+		cix_hash_pipe_write(&p->hash, b, (size_t)k);
 		p->pos += (uint64_t)k;
 		b += k;
 		n -= (size_t)k;
@@ -319,7 +320,7 @@ int cix_nar_parse(cix_source_fn src, void *src_opaque,
 	int r;
 
 	cix_err_clear(err);
-	cix_hash_init(&p.ctx, CIX_HASH_SHA256);
+	cix_hash_pipe_init(&p.hash, CIX_HASH_SHA256);
 	r = rd_u64(&p, &n);
 	if (!r && n != sizeof(magic) - 1)
 		r = cix_error(err, -CIX_EFORMAT, "not a NAR (bad magic)");
@@ -331,15 +332,12 @@ int cix_nar_parse(cix_source_fn src, void *src_opaque,
 		r = parse_node(&p, 0);
 	free(p.chunk);
 	if (r < 0) {
-		cix_hash_abort(&p.ctx);
+		cix_hash_pipe_abort(&p.hash);
 		if (err && !err->msg[0])
 			cix_error(err, r, "invalid NAR: %s", cix_strerror(r));
 		return r;
 	}
-	if (hash)
-		cix_hash_final(&p.ctx, hash);
-	else
-		cix_hash_abort(&p.ctx);
+	cix_hash_pipe_final(&p.hash, hash, NULL);
 	if (size)
 		*size = p.pos;
 	return 0;
