@@ -123,6 +123,20 @@ void cix_hash_pipe_write(struct cix_hash_pipe *p, const void *data, size_t len)
 	}
 }
 
+unsigned char *cix_hash_pipe_room(struct cix_hash_pipe *p, size_t *room)
+{
+	cix_hash_pipe_start(p);
+	if (p->len == p->cap)
+		cix_hash_pipe_flush(p);
+	*room = p->cap - p->len;
+	return p->buf + p->len;
+}
+
+void cix_hash_pipe_commit(struct cix_hash_pipe *p, size_t n)
+{
+	p->len += n;
+}
+
 static void stop(struct cix_hash_pipe *p, int how)
 {
 	if (!p->buf)

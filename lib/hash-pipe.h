@@ -54,6 +54,14 @@ void cix_hash_pipe_start(struct cix_hash_pipe *p);
 /* Queue buf[0..len) for hashing; buf is then an empty buffer. */
 void cix_hash_pipe_flush(struct cix_hash_pipe *p);
 
+/*
+ * Room to fill in place (at least 1 byte, *room of them) after starting the
+ * pipe or flushing it if needed; cix_hash_pipe_commit(p, n) then adds the n
+ * bytes written there. They stay readable until the next call on p.
+ */
+unsigned char *cix_hash_pipe_room(struct cix_hash_pipe *p, size_t *room);
+void cix_hash_pipe_commit(struct cix_hash_pipe *p, size_t n);
+
 /* Add len bytes of data (copied, or hashed at once while the stream is short). */
 void cix_hash_pipe_write(struct cix_hash_pipe *p, const void *data, size_t len);
 

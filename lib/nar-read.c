@@ -37,13 +37,15 @@ struct parser {
 	const struct cix_nar_visitor *v;
 	void *vo;
 	struct cix_hash_pipe hash; /* on its own thread for large NARs */
+	int hashing;               /* someone wants the hash */
 	uint64_t pos;
 	unsigned char *chunk;
 	size_t chunk_size;
 	struct cix_err *err;
 };
 
-static int rd(struct parser *p, void *buf, size_t n)
+/* Read n bytes into buf, adding them to the hash if hashed. */
+static int rd_hashed(struct parser *p, void *buf, size_t n, int hashed)
 {
 	unsigned char *b = buf;
 	while (n) {
@@ -59,12 +61,42 @@ static int rd(struct parser *p, void *buf, size_t n)
 		if ((size_t)k > n)
 			return cix_error(p->err, -CIX_EINVAL,
 					 "NAR source returned more than asked");
-		cix_hash_pipe_write(&p->hash, b, (size_t)k);
+		if (hashed)
+			cix_hash_pipe_write(&p->hash, b, (size_t)k);
 		p->pos += (uint64_t)k;
 		b += k;
 		n -= (size_t)k;
 	}
 	return 0;
+}
+
+static int rd(struct parser *p, void *buf, size_t n)
+{
+	return rd_hashed(p, buf, n, p->hashing);
+}
+
+/*
+ * Where the next chunk of a file's contents (at most n bytes) is read:
+ * once the hash runs on its thread, straight into the hash's buffer, which
+ * saves copying every byte of contents there.
+ */
+static unsigned char *contents_buf(struct parser *p, size_t *n, int *in_pipe)
+{
+	*in_pipe = p->hashing && p->hash.buf;
+	if (*in_pipe) {
+		size_t room;
+		unsigned char *b = cix_hash_pipe_room(&p->hash, &room);
+		if (*n > room)
+			*n = room;
+		return b;
+	}
+	/* As large as needed: a small file needs no large (mmap'd) buffer. */
+	if (p->chunk_size < *n) {
+		free(p->chunk);
+		p->chunk = xmalloc(*n);
+		p->chunk_size = *n;
+	}
+	return p->chunk;
 }
 
 static int rd_u64(struct parser *p, uint64_t *v)
@@ -205,14 +237,13 @@ static int parse_regular(struct parser *p)
 		return r;
 	for (left = size; left; ) {
 		size_t n = left < CHUNK_SIZE ? (size_t)left : CHUNK_SIZE;
-		/* As large as needed: a small file needs no large (mmap'd) buffer. */
-		if (p->chunk_size < n) {
-			free(p->chunk);
-			p->chunk = xmalloc(n);
-			p->chunk_size = n;
-		}
-		if ((r = rd(p, p->chunk, n)) < 0 ||
-		    (r = V(p, file_data, p->chunk, n, p->err)) < 0)
+		int in_pipe;
+		unsigned char *b = contents_buf(p, &n, &in_pipe);
+		if ((r = rd_hashed(p, b, n, p->hashing && !in_pipe)) < 0)
+			return r;
+		if (in_pipe)
+			cix_hash_pipe_commit(&p->hash, n);
+		if ((r = V(p, file_data, b, n, p->err)) < 0)
 			return r;
 		left -= n;
 	}
@@ -313,7 +344,7 @@ int cix_nar_parse(cix_source_fn src, void *src_opaque,
 	static const char magic[] = "nix-archive-1";
 	struct parser p = {
 		.src = src, .src_opaque = src_opaque, .v = v, .vo = v_opaque,
-		.err = err,
+		.err = err, .hashing = hash != NULL,
 	};
 	unsigned char m[16];
 	uint64_t n;
