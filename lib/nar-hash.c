@@ -5,7 +5,7 @@
 #include "hash-pipe.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
+#include <stdlib.h>
 
 /*
  * The walk (calling thread) does everything but the digest: directory
@@ -19,11 +19,31 @@
 struct pipe_writer {
 	struct nar_writer w;
 	struct cix_hash_pipe pipe;
+	unsigned char *first; /* the buffer before the pipe starts */
 };
+
+/*
+ * A NAR starts in a small buffer, hashed on the calling thread: most
+ * store paths are small, and need no thread and no large buffer. Once it
+ * passes the pipe's threshold, what is in the small buffer is copied to
+ * the pipe and the walk writes into the pipe's buffers from then on.
+ */
+#define FIRST_BUF (64 * 1024)
 
 static int pipe_flush(struct nar_writer *w)
 {
-	struct cix_hash_pipe *p = &((struct pipe_writer *)w)->pipe;
+	struct pipe_writer *pw = (struct pipe_writer *)w;
+	struct cix_hash_pipe *p = &pw->pipe;
+	if (!p->buf) {
+		cix_hash_pipe_write(p, w->buf, w->len);
+		w->len = 0;
+		if (!p->buf)
+			return 0;
+		w->buf = p->buf;
+		w->len = p->len;
+		w->cap = p->cap;
+		return 0;
+	}
 	p->len = w->len;
 	cix_hash_pipe_flush(p);
 	w->buf = p->buf;
@@ -31,58 +51,17 @@ static int pipe_flush(struct nar_writer *w)
 	return 0;
 }
 
-/*
- * A small regular file (a text the daemon was sent, a .drv) is hashed on
- * the calling thread: starting a thread costs more than the hashing.
- */
-#define SMALL_FILE (64 * 1024)
-
-struct small_hash {
-	struct cix_hash_ctx ctx;
-	uint64_t total;
-};
-
-static int small_sink(void *opaque, const void *data, size_t len)
-{
-	struct small_hash *h = opaque;
-	cix_hash_update(&h->ctx, data, len);
-	h->total += len;
-	return 0;
-}
-
-static int hash_small(const char *path, enum cix_hash_algo algo, struct cix_hash *out,
-		      uint64_t *size, struct cix_err *err)
-{
-	struct small_hash h = { .total = 0 };
-	cix_hash_init(&h.ctx, algo);
-	int r = cix_nar_dump(path, small_sink, &h, err);
-	if (r < 0) {
-		cix_hash_abort(&h.ctx);
-		return r;
-	}
-	cix_hash_final(&h.ctx, out);
-	if (size)
-		*size = h.total;
-	return 0;
-}
-
 int cix_nar_hash_path(const char *path, enum cix_hash_algo algo,
 		      struct cix_hash *out, uint64_t *size, struct cix_err *err)
 {
-	struct pipe_writer pw = { .w = { .flush = pipe_flush } };
-	struct stat st;
+	struct pipe_writer pw = { .w = { .flush = pipe_flush, .cap = FIRST_BUF } };
 	int r;
 
 	cix_err_clear(err);
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= SMALL_FILE)
-		return hash_small(path, algo, out, size, err);
 	cix_hash_pipe_init(&pw.pipe, algo);
-	cix_hash_pipe_start(&pw.pipe);
-	pw.w.buf = pw.pipe.buf;
-	pw.w.cap = pw.pipe.cap;
-
+	pw.first = pw.w.buf = xmalloc(FIRST_BUF);
 	r = nar_writer_dump_at(&pw.w, AT_FDCWD, path, err);
-
+	free(pw.first);
 	if (r < 0) {
 		cix_hash_pipe_abort(&pw.pipe);
 		if (err && !err->msg[0])

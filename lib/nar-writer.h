@@ -9,8 +9,10 @@
 
 /*
  * The walk fills buf[len..cap); when it needs room it calls flush, which
- * must consume buf[0..len) and leave len == 0 (it may swap in another buf,
- * and must leave cap >= 64 so that a token always fits).
+ * must consume buf[0..len) and leave len == 0, or swap in another buf
+ * holding those bytes first; either way with at least 64 bytes of room,
+ * so that a token always fits. The walk's last flush may leave bytes
+ * there: its owner consumes them.
  */
 struct nar_writer {
 	unsigned char *buf;

@@ -41,6 +41,17 @@ test_expect_success NIX 'cix hash -r equals nix-hash, symlinks not followed' '
 	done
 '
 
+# Below a few hundred KiB the hash stays on the calling thread; the
+# switch to the thread happens in the middle of tree/small's files.
+test_expect_success NIX 'parts of the tree, below and across the threshold' '
+	for p in tree/small tree/sub tree/empty tree/small/f299 tree/link-to-big \
+		 tree/sub/empty-file tree/sub/d-9m tree/sub/deeper; do
+		nix-hash --type sha256 --base32 $p >expect &&
+		cix hash -r $p >actual &&
+		test_cmp expect actual || { echo "differs: $p"; return 1; }
+	done
+'
+
 test_expect_success NIX 'cix hash -r equals the sha256 of nix-store --dump' '
 	nix-store --dump tree | sha256sum | cut -d" " -f1 >expect &&
 	cix hash -r -f base16 tree >actual &&
