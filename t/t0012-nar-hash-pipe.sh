@@ -117,4 +117,9 @@ test_expect_success 'a tree that vanishes: an error' '
 	grep no-such-tree err
 '
 
+# Under make SANITIZE=..., the daemon's workers report to its log.
+test_expect_success DAEMON 'the daemon logged no sanitizer report' '
+	! grep -E "Sanitizer|runtime error" "$TRASH_DIRECTORY/daemon.log"
+'
+
 test_done
