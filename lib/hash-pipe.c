@@ -6,7 +6,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 /*
  * Why whole buffers of 4 MiB, filled by the producer: measured on /usr/lib's
