@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "quote.h"
 #include "nar-read.h"
+#include "hash-pipe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,14 +36,16 @@ struct parser {
 	void *src_opaque;
 	const struct cix_nar_visitor *v;
 	void *vo;
-	struct cix_hash_ctx ctx;
+	struct cix_hash_pipe hash; /* on its own thread for large NARs */
+	int hashing;               /* someone wants the hash */
 	uint64_t pos;
 	unsigned char *chunk;
 	size_t chunk_size;
 	struct cix_err *err;
 };
 
-static int rd(struct parser *p, void *buf, size_t n)
+/* Read n bytes into buf, adding them to the hash if hashed. */
+static int rd_hashed(struct parser *p, void *buf, size_t n, int hashed)
 {
 	unsigned char *b = buf;
 	while (n) {
@@ -58,12 +61,42 @@ static int rd(struct parser *p, void *buf, size_t n)
 		if ((size_t)k > n)
 			return cix_error(p->err, -CIX_EINVAL,
 					 "NAR source returned more than asked");
-		cix_hash_update(&p->ctx, b, (size_t)k);
+		if (hashed)
+			cix_hash_pipe_write(&p->hash, b, (size_t)k);
 		p->pos += (uint64_t)k;
 		b += k;
 		n -= (size_t)k;
 	}
 	return 0;
+}
+
+static int rd(struct parser *p, void *buf, size_t n)
+{
+	return rd_hashed(p, buf, n, p->hashing);
+}
+
+/*
+ * Where the next chunk of a file's contents (at most n bytes) is read:
+ * once the hash runs on its thread, straight into the hash's buffer, which
+ * saves copying every byte of contents there.
+ */
+static unsigned char *contents_buf(struct parser *p, size_t *n, int *in_pipe)
+{
+	*in_pipe = p->hashing && p->hash.buf;
+	if (*in_pipe) {
+		size_t room;
+		unsigned char *b = cix_hash_pipe_room(&p->hash, &room);
+		if (*n > room)
+			*n = room;
+		return b;
+	}
+	/* As large as needed: a small file needs no large (mmap'd) buffer. */
+	if (p->chunk_size < *n) {
+		free(p->chunk);
+		p->chunk = xmalloc(*n);
+		p->chunk_size = *n;
+	}
+	return p->chunk;
 }
 
 static int rd_u64(struct parser *p, uint64_t *v)
@@ -204,14 +237,13 @@ static int parse_regular(struct parser *p)
 		return r;
 	for (left = size; left; ) {
 		size_t n = left < CHUNK_SIZE ? (size_t)left : CHUNK_SIZE;
-		/* As large as needed: a small file needs no large (mmap'd) buffer. */
-		if (p->chunk_size < n) {
-			free(p->chunk);
-			p->chunk = xmalloc(n);
-			p->chunk_size = n;
-		}
-		if ((r = rd(p, p->chunk, n)) < 0 ||
-		    (r = V(p, file_data, p->chunk, n, p->err)) < 0)
+		int in_pipe;
+		unsigned char *b = contents_buf(p, &n, &in_pipe);
+		if ((r = rd_hashed(p, b, n, p->hashing && !in_pipe)) < 0)
+			return r;
+		if (in_pipe)
+			cix_hash_pipe_commit(&p->hash, n);
+		if ((r = V(p, file_data, b, n, p->err)) < 0)
 			return r;
 		left -= n;
 	}
@@ -312,14 +344,14 @@ int cix_nar_parse(cix_source_fn src, void *src_opaque,
 	static const char magic[] = "nix-archive-1";
 	struct parser p = {
 		.src = src, .src_opaque = src_opaque, .v = v, .vo = v_opaque,
-		.err = err,
+		.err = err, .hashing = hash != NULL,
 	};
 	unsigned char m[16];
 	uint64_t n;
 	int r;
 
 	cix_err_clear(err);
-	cix_hash_init(&p.ctx, CIX_HASH_SHA256);
+	cix_hash_pipe_init(&p.hash, CIX_HASH_SHA256);
 	r = rd_u64(&p, &n);
 	if (!r && n != sizeof(magic) - 1)
 		r = cix_error(err, -CIX_EFORMAT, "not a NAR (bad magic)");
@@ -331,15 +363,12 @@ int cix_nar_parse(cix_source_fn src, void *src_opaque,
 		r = parse_node(&p, 0);
 	free(p.chunk);
 	if (r < 0) {
-		cix_hash_abort(&p.ctx);
+		cix_hash_pipe_abort(&p.hash);
 		if (err && !err->msg[0])
 			cix_error(err, r, "invalid NAR: %s", cix_strerror(r));
 		return r;
 	}
-	if (hash)
-		cix_hash_final(&p.ctx, hash);
-	else
-		cix_hash_abort(&p.ctx);
+	cix_hash_pipe_final(&p.hash, hash, NULL);
 	if (size)
 		*size = p.pos;
 	return 0;

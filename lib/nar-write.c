@@ -88,10 +88,6 @@ static int dump_contents(struct nar_writer *w, int fd, uint64_t size,
 	int r = w_u64(w, size), at_eof = 0;
 	if (r < 0)
 		return r;
-	if (w->contents && size >= w->contents_min) {
-		r = w->contents(w, fd, size, name);
-		return r < 0 ? r : w_pad(w, size);
-	}
 	while (!at_eof) {
 		if (w->len == w->cap && (r = w->flush(w)) < 0)
 			return r;
