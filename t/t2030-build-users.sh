@@ -111,6 +111,23 @@ test_expect_success NIX,BUILDUSERS 'two builds at once have two users; a third w
 	awk "NR <= 2 { first = first ? first : \$2 } NR == 3 { exit !(\$2 - first > 1500000000) }" starts
 '
 
+test_expect_success NIX,BUILDUSERS 'builds as build users at once: each in a root of its own, root'"'"'s, read-only' '
+	cat >many.nix <<-\EOF &&
+	builtins.genList (i: derivation {
+	  name = "m${toString i}"; system = "x86_64-linux"; builder = "/bin/sh";
+	  args = [ "-c" "{ /usr/bin/stat -c %u:%a /etc/passwd /; /bin/touch /x /etc/x 2>/dev/null && echo WROTE; true; } > $out" ];
+	}) 40
+	EOF
+	nix-instantiate --store "$N" many.nix >many.drvs 2>/dev/null &&
+	nixs --export $(cat many.drvs) | cix store --import >/dev/null &&
+	cix store -r -j 2 $(cat many.drvs) >many.out &&
+	test_line_count = 40 many.out &&
+	printf "65534:444\n65534:750\n" >expect &&
+	for o in $(cat many.out); do
+		test_cmp expect $o || return 1
+	done
+'
+
 test_expect_success NIX,BUILDUSERS 'two stores of the machine never take one build user at once' '
 	# A second store holds both build users with two slow builds...
 	B=$TRASH_DIRECTORY/second &&
