@@ -13,12 +13,14 @@
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,30 +38,76 @@ const char *cix_build_users_group(void)
 }
 
 /*
+ * The killer: a child that becomes uid and kills every process uid may
+ * signal. System calls only (glibc's setresuid would signal the caller's
+ * threads, whose memory it shares), errno aside.
+ */
+static int kill_as(void *arg)
+{
+	uid_t uid = *(const uid_t *)arg;
+	if (syscall(SYS_setresgid, 65534, 65534, 65534) < 0 || syscall(SYS_setgroups, 0, NULL) < 0 ||
+	    syscall(SYS_setresuid, uid, uid, uid) < 0)
+		syscall(SYS_exit, 1);
+	/*
+	 * One kill(-1) reaches every process the user may signal (all but
+	 * the caller), at once: none can fork after it. Its result says
+	 * nothing useful (0 whenever any process exists, permitted or not).
+	 */
+	while (syscall(SYS_kill, -1, SIGKILL) < 0 && errno == EINTR)
+		;
+	syscall(SYS_exit, 0);
+	return 0;
+}
+
+#ifdef __SANITIZE_ADDRESS__
+/* AddressSanitizer cannot follow a process onto a stack of ours: fork. */
+static pid_t start_killer(uid_t *uid)
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		kill_as(uid);
+	return pid;
+}
+#else
+/* Enough for kill_as's few system calls. */
+#define KILLER_STACK 16384
+
+/*
+ * CLONE_VM: a fork would copy our page tables and leave copy-on-write
+ * faults to every thread of ours, per build. CLONE_VFORK: this thread
+ * waits until the child is gone, so the child may use its stack. The
+ * child shares our memory with the processes it kills around: they may
+ * signal it (it is their user), so it blocks every signal, lest a
+ * handler of ours run in it; they cannot trace it (its group is not
+ * theirs, and its change of user makes our memory not dumpable, as the
+ * sandbox's child's does).
+ */
+static pid_t start_killer(uid_t *uid)
+{
+	char stack[KILLER_STACK] __attribute__((aligned(16)));
+	/* By the system call: glibc's would leave two of its own unblocked. */
+	unsigned long all = ~0UL, old;
+	if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof(all)) < 0)
+		return -1;
+	pid_t pid = clone(kill_as, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, uid);
+	int e = errno;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+	errno = e;
+	return pid;
+}
+#endif
+
+/*
  * Kill every process running as uid, from a child that becomes uid: a
  * builder of an earlier build (or anything else) must not share the
  * user with the next one.
  */
 static int kill_user(uid_t uid, struct cix_err *err)
 {
-	pid_t pid = fork();
+	pid_t pid = start_killer(&uid);
 	int status;
 	if (pid < 0)
 		return cix_error_errno(err, -errno, "cannot fork");
-	if (pid == 0) {
-		if (setresgid(65534, 65534, 65534) < 0 || setgroups(0, NULL) < 0 ||
-		    setresuid(uid, uid, uid) < 0)
-			_exit(1);
-		/*
-		 * One kill(-1) reaches every process the user may signal
-		 * (all but the caller), at once: none can fork after it.
-		 * Its result says nothing useful (0 whenever any process
-		 * exists, permitted or not).
-		 */
-		while (kill(-1, SIGKILL) < 0 && errno == EINTR)
-			;
-		_exit(0);
-	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return cix_error_errno(err, -errno, "cannot wait for a child");

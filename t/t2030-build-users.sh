@@ -50,6 +50,16 @@ uid_of () {
 	return 1
 }
 
+# pids_as UID MARKER: the processes of UID whose command line holds MARKER
+pids_as () {
+	for p in /proc/[0-9]*; do
+		grep -qs "$2" $p/cmdline &&
+		awk -v u="$1" '/^Uid:/ { exit !($2 == u) }' $p/status 2>/dev/null &&
+		echo ${p#/proc/}
+	done
+	return 0
+}
+
 test_expect_success NIX,BUILDUSERS 'derivations' '
 	cat >d.nix <<-\EOF
 	let d = name: script: derivation { inherit name; system = "x86_64-linux"; builder = "/bin/sh";
@@ -61,10 +71,11 @@ test_expect_success NIX,BUILDUSERS 'derivations' '
 	  closed = d "closed" "/bin/chmod 777 /build; echo x > /build/f; /bin/chmod 700 /build/.. && echo CHMODDED; /bin/sleep 2.9301; echo > $out";
 	  kept = d "kept" "/bin/chmod 777 /build; echo x > /build/f; /bin/ln /build/f /build/g; /bin/mkdir /build/d; /bin/ln -s /etc/shadow /build/s; exit 1";
 	  plain = d "plain" "echo plain > $out";
+	  fresh = d "fresh" "echo fresh > $out";
 	  links = d "links" "/bin/mkdir $out; echo x > $out/a; /bin/ln $out/a $out/b; /bin/mkdir $out/d";
 	}
 	EOF
-	for x in who p1 p2 p3 closed kept plain links; do
+	for x in who p1 p2 p3 closed kept plain fresh links; do
 		instantiate $x d.nix || return 1
 	done
 '
@@ -126,6 +137,22 @@ test_expect_success NIX,BUILDUSERS 'builds as build users at once: each in a roo
 	for o in $(cat many.out); do
 		test_cmp expect $o || return 1
 	done
+'
+
+test_expect_success NIX,BUILDUSERS 'the processes of the build user taken are killed first, only its' '
+	{ runuser -u ${G}a -- /bin/sleep 301.7 & } &&
+	{ runuser -u ${G}b -- /bin/sleep 302.7 & } &&
+	for i in $(seq 50); do
+		test -n "$(pids_as $UA 301.7)" && test -n "$(pids_as $UB 302.7)" && break
+		sleep 0.1
+	done &&
+	test -n "$(pids_as $UA 301.7)" && b=$(pids_as $UB 302.7) && test -n "$b" &&
+	cix store -r $(cat fresh.drv) &&
+	# ${G}a, the first free member, built: its process is gone, at once.
+	test -z "$(pids_as $UA 301.7)" &&
+	test "$(pids_as $UB 302.7)" = "$b" &&
+	kill -9 $b &&
+	wait
 '
 
 test_expect_success NIX,BUILDUSERS 'two stores of the machine never take one build user at once' '
