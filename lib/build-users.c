@@ -10,9 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
-#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,7 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NSS_BUF 65536
 /* Where the machine's build-user locks live (a tmpfs, emptied at boot). */
 #define CIX_RUN_DIR "/run/cix"
 /* How long to wait between two looks for a free build user. */
@@ -117,46 +114,6 @@ static int kill_user(uid_t uid, struct cix_err *err)
 	return 0;
 }
 
-/* The uids of the group's members, in the group's order. */
-static int members(const char *group, uid_t **uids, size_t *nr, gid_t *gid,
-		   struct cix_err *err)
-{
-	char *buf = xmalloc(NSS_BUF), *pbuf = xmalloc(NSS_BUF);
-	struct group gr, *g = NULL;
-	size_t alloc = 0;
-	int r = 0;
-
-	*uids = NULL;
-	*nr = 0;
-	if ((errno = getgrnam_r(group, &gr, buf, NSS_BUF, &g)) != 0 || !g)
-		goto out;   /* no such group: no build users */
-	*gid = g->gr_gid;
-	for (char **m = g->gr_mem; *m; m++) {
-		struct passwd pw, *p = NULL;
-		if ((errno = getpwnam_r(*m, &pw, pbuf, NSS_BUF, &p)) != 0 || !p) {
-			r = cix_error(err, -CIX_ENOTFOUND, "build user '%s' of group '%s' does not exist",
-				      *m, group);
-			break;
-		}
-		if (p->pw_uid == 0 || p->pw_uid == getuid() || p->pw_uid == geteuid()) {
-			r = cix_error(err, -EPERM, "build user '%s' of group '%s' is privileged: refusing it",
-				      *m, group);
-			break;
-		}
-		ALLOC_GROW(*uids, *nr + 1, alloc);
-		(*uids)[(*nr)++] = p->pw_uid;
-	}
-out:
-	free(buf);
-	free(pbuf);
-	if (r < 0) {
-		free(*uids);
-		*uids = NULL;
-		*nr = 0;
-	}
-	return r;
-}
-
 /*
  * The build users' locks are the machine's, not a store's: two cix stores
  * (a daemon's and a test's, a private one of distro-check) never take the
@@ -190,7 +147,7 @@ int cix_build_user_acquire(struct cix_store *s, struct cix_build_user *u, struct
 	*u = (struct cix_build_user)CIX_BUILD_USER_INIT;
 	if (geteuid() != 0 || !*group)
 		return 0;
-	if ((r = members(group, &uids, &nr, &gid, err)) < 0 || !nr)
+	if ((r = cix_build_users_members(group, &uids, &nr, &gid, err)) < 0 || !nr)
 		return r;
 	if ((pool = open_pool(err)) < 0) {
 		free(uids);

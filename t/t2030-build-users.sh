@@ -72,10 +72,13 @@ test_expect_success NIX,BUILDUSERS 'derivations' '
 	  kept = d "kept" "/bin/chmod 777 /build; echo x > /build/f; /bin/ln /build/f /build/g; /bin/mkdir /build/d; /bin/ln -s /etc/shadow /build/s; exit 1";
 	  plain = d "plain" "echo plain > $out";
 	  fresh = d "fresh" "echo fresh > $out";
+	  g1 = d "g1" "echo g1 $(/bin/date +%s%N) 3.9401; i=0; while [ ! -e /build/go ] && [ $i -lt 300 ]; do /bin/sleep 0.05; i=$((i + 1)); done; echo > $out";
+	  g2 = derivation { name = "g2"; system = "x86_64-linux"; builder = "/bin/sh";
+	    args = [ "-c" "echo g2 > $out" ]; after = (d "g1" "echo g1 $(/bin/date +%s%N) 3.9401; i=0; while [ ! -e /build/go ] && [ $i -lt 300 ]; do /bin/sleep 0.05; i=$((i + 1)); done; echo > $out"); };
 	  links = d "links" "/bin/mkdir $out; echo x > $out/a; /bin/ln $out/a $out/b; /bin/mkdir $out/d";
 	}
 	EOF
-	for x in who p1 p2 p3 closed kept plain fresh links; do
+	for x in who p1 p2 p3 closed kept plain fresh g1 g2 links; do
 		instantiate $x d.nix || return 1
 	done
 '
@@ -153,6 +156,24 @@ test_expect_success NIX,BUILDUSERS 'the processes of the build user taken are ki
 	test "$(pids_as $UB 302.7)" = "$b" &&
 	kill -9 $b &&
 	wait
+'
+
+test_expect_success NIX,BUILDUSERS 'a change of the group counts from the next build on' '
+	# g2 comes after g1, which waits for /build/go: root joins the group meanwhile.
+	{ cix store -r $(cat g2.drv) >g.out 2>g.err & } &&
+	pid=$! &&
+	for i in $(seq 200); do
+		test -d state/builds/build-* 2>/dev/null && break
+		sleep 0.05
+	done &&
+	gpasswd -a root $G >/dev/null &&
+	for b in state/builds/build-*; do touch $b/go; done &&
+	ret=0 &&
+	{ wait $pid || ret=$?; } &&
+	gpasswd -d root $G >/dev/null &&
+	test $ret != 0 &&
+	grep "privileged: refusing it" g.err &&
+	cix store -r $(cat g2.drv)
 '
 
 test_expect_success NIX,BUILDUSERS 'two stores of the machine never take one build user at once' '
