@@ -10,20 +10,19 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
-#include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define NSS_BUF 65536
 /* Where the machine's build-user locks live (a tmpfs, emptied at boot). */
 #define CIX_RUN_DIR "/run/cix"
 /* How long to wait between two looks for a free build user. */
@@ -36,30 +35,76 @@ const char *cix_build_users_group(void)
 }
 
 /*
+ * The killer: a child that becomes uid and kills every process uid may
+ * signal. System calls only (glibc's setresuid would signal the caller's
+ * threads, whose memory it shares), errno aside.
+ */
+static int kill_as(void *arg)
+{
+	uid_t uid = *(const uid_t *)arg;
+	if (syscall(SYS_setresgid, 65534, 65534, 65534) < 0 || syscall(SYS_setgroups, 0, NULL) < 0 ||
+	    syscall(SYS_setresuid, uid, uid, uid) < 0)
+		syscall(SYS_exit, 1);
+	/*
+	 * One kill(-1) reaches every process the user may signal (all but
+	 * the caller), at once: none can fork after it. Its result says
+	 * nothing useful (0 whenever any process exists, permitted or not).
+	 */
+	while (syscall(SYS_kill, -1, SIGKILL) < 0 && errno == EINTR)
+		;
+	syscall(SYS_exit, 0);
+	return 0;
+}
+
+#ifdef __SANITIZE_ADDRESS__
+/* AddressSanitizer cannot follow a process onto a stack of ours: fork. */
+static pid_t start_killer(uid_t *uid)
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		kill_as(uid);
+	return pid;
+}
+#else
+/* Enough for kill_as's few system calls. */
+#define KILLER_STACK 16384
+
+/*
+ * CLONE_VM: a fork would copy our page tables and leave copy-on-write
+ * faults to every thread of ours, per build. CLONE_VFORK: this thread
+ * waits until the child is gone, so the child may use its stack. The
+ * child shares our memory with the processes it kills around: they may
+ * signal it (it is their user), so it blocks every signal, lest a
+ * handler of ours run in it; they cannot trace it (its group is not
+ * theirs, and its change of user makes our memory not dumpable, as the
+ * sandbox's child's does).
+ */
+static pid_t start_killer(uid_t *uid)
+{
+	char stack[KILLER_STACK] __attribute__((aligned(16)));
+	/* By the system call: glibc's would leave two of its own unblocked. */
+	unsigned long all = ~0UL, old;
+	if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof(all)) < 0)
+		return -1;
+	pid_t pid = clone(kill_as, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, uid);
+	int e = errno;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+	errno = e;
+	return pid;
+}
+#endif
+
+/*
  * Kill every process running as uid, from a child that becomes uid: a
  * builder of an earlier build (or anything else) must not share the
  * user with the next one.
  */
 static int kill_user(uid_t uid, struct cix_err *err)
 {
-	pid_t pid = fork();
+	pid_t pid = start_killer(&uid);
 	int status;
 	if (pid < 0)
 		return cix_error_errno(err, -errno, "cannot fork");
-	if (pid == 0) {
-		if (setresgid(65534, 65534, 65534) < 0 || setgroups(0, NULL) < 0 ||
-		    setresuid(uid, uid, uid) < 0)
-			_exit(1);
-		/*
-		 * One kill(-1) reaches every process the user may signal
-		 * (all but the caller), at once: none can fork after it.
-		 * Its result says nothing useful (0 whenever any process
-		 * exists, permitted or not).
-		 */
-		while (kill(-1, SIGKILL) < 0 && errno == EINTR)
-			;
-		_exit(0);
-	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return cix_error_errno(err, -errno, "cannot wait for a child");
@@ -67,46 +112,6 @@ static int kill_user(uid_t uid, struct cix_err *err)
 		return cix_error(err, -EPERM, "cannot kill the processes of build user %u",
 				 (unsigned)uid);
 	return 0;
-}
-
-/* The uids of the group's members, in the group's order. */
-static int members(const char *group, uid_t **uids, size_t *nr, gid_t *gid,
-		   struct cix_err *err)
-{
-	char *buf = xmalloc(NSS_BUF), *pbuf = xmalloc(NSS_BUF);
-	struct group gr, *g = NULL;
-	size_t alloc = 0;
-	int r = 0;
-
-	*uids = NULL;
-	*nr = 0;
-	if ((errno = getgrnam_r(group, &gr, buf, NSS_BUF, &g)) != 0 || !g)
-		goto out;   /* no such group: no build users */
-	*gid = g->gr_gid;
-	for (char **m = g->gr_mem; *m; m++) {
-		struct passwd pw, *p = NULL;
-		if ((errno = getpwnam_r(*m, &pw, pbuf, NSS_BUF, &p)) != 0 || !p) {
-			r = cix_error(err, -CIX_ENOTFOUND, "build user '%s' of group '%s' does not exist",
-				      *m, group);
-			break;
-		}
-		if (p->pw_uid == 0 || p->pw_uid == getuid() || p->pw_uid == geteuid()) {
-			r = cix_error(err, -EPERM, "build user '%s' of group '%s' is privileged: refusing it",
-				      *m, group);
-			break;
-		}
-		ALLOC_GROW(*uids, *nr + 1, alloc);
-		(*uids)[(*nr)++] = p->pw_uid;
-	}
-out:
-	free(buf);
-	free(pbuf);
-	if (r < 0) {
-		free(*uids);
-		*uids = NULL;
-		*nr = 0;
-	}
-	return r;
 }
 
 /*
@@ -142,7 +147,7 @@ int cix_build_user_acquire(struct cix_store *s, struct cix_build_user *u, struct
 	*u = (struct cix_build_user)CIX_BUILD_USER_INIT;
 	if (geteuid() != 0 || !*group)
 		return 0;
-	if ((r = members(group, &uids, &nr, &gid, err)) < 0 || !nr)
+	if ((r = cix_build_users_members(group, &uids, &nr, &gid, err)) < 0 || !nr)
 		return r;
 	if ((pool = open_pool(err)) < 0) {
 		free(uids);

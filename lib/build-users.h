@@ -29,6 +29,15 @@ struct cix_build_user {
 const char *cix_build_users_group(void);
 
 /*
+ * The uids of group's members, in the group's order, and its gid; none
+ * without such a group. A member that is root (or the caller), or that
+ * does not exist, is an error. The answer is kept while /etc/group and
+ * /etc/passwd stay as they are, a second at most. *uids is malloc'd.
+ */
+int cix_build_users_members(const char *group, uid_t **uids, size_t *nr, gid_t *gid,
+			    struct cix_err *err);
+
+/*
  * Take a free build user. Returns 0 with u->uid set, or with u->uid
  * (uid_t)-1 when there are no build users to take (not root, no such
  * group, no members); waits while all of them are busy. A member that is

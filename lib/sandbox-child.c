@@ -105,7 +105,7 @@ static void do_mount(const struct sb_plan *plan, const struct sb_mount *m)
 }
 
 int cix_sandbox_make_skeleton(int rootfd, const struct sb_plan *plan, size_t from, size_t to,
-			      size_t *bad)
+			      int exact_modes, size_t *bad)
 {
 	for (size_t i = from; i < to; i++) {
 		const struct sb_op *op = &plan->ops[i];
@@ -114,7 +114,8 @@ int cix_sandbox_make_skeleton(int rootfd, const struct sb_plan *plan, size_t fro
 		int fd, ok = 1;
 		switch (op->kind) {
 		case SB_OP_DIR:
-			ok = mkdirat(rootfd, rel, op->mode) == 0;
+			ok = mkdirat(rootfd, rel, op->mode) == 0 &&
+			     (!exact_modes || fchmodat(rootfd, rel, op->mode, 0) == 0);
 			break;
 		case SB_OP_DIRS:
 			/* An existing one must be a directory, not a link. */
@@ -126,6 +127,8 @@ int cix_sandbox_make_skeleton(int rootfd, const struct sb_plan *plan, size_t fro
 					errno = ENOTDIR;
 					ok = 0;
 				}
+			} else if (exact_modes) {
+				ok = fchmodat(rootfd, rel, op->mode, 0) == 0;
 			}
 			break;
 		case SB_OP_FILE:
@@ -135,7 +138,8 @@ int cix_sandbox_make_skeleton(int rootfd, const struct sb_plan *plan, size_t fro
 				ok = 0;
 				break;
 			}
-			if (cix_write_full(fd, op->data, strlen(op->data)) < 0) {
+			if (cix_write_full(fd, op->data, strlen(op->data)) < 0 ||
+			    (exact_modes && fchmod(fd, op->mode) < 0)) {
 				int e = errno;
 				close(fd);
 				errno = e;
@@ -158,12 +162,14 @@ int cix_sandbox_make_skeleton(int rootfd, const struct sb_plan *plan, size_t fro
 
 /*
  * The new root: a tmpfs over plan->root, holding the skeleton, /tmp and
- * the store directory taken from the host's root below it.
+ * the store directory taken from the host's root below it. The parent's
+ * tmpfs, filled already, or one of ours, filled here (our namespace maps
+ * us: we are the builder's user).
  */
 static void make_tmpfs_root(const struct sb_plan *plan)
 {
 	unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE;
-	int tmpfd, storefd, rootfd;
+	int tmpfd, storefd, rootfd, filled = plan->root_mount_fd >= 0;
 	size_t bad;
 
 	tmpfd = (int)syscall(SYS_open_tree, AT_FDCWD, plan->disk_tmp, flags);
@@ -172,20 +178,37 @@ static void make_tmpfs_root(const struct sb_plan *plan)
 	storefd = (int)syscall(SYS_open_tree, AT_FDCWD, plan->disk_store, flags);
 	if (storefd < 0)
 		fail(plan, "cannot open mount tree", plan->disk_store);
-	if (mount("none", plan->root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0750") < 0)
+	if (filled) {
+		if (syscall(SYS_move_mount, plan->root_mount_fd, "", AT_FDCWD, plan->root,
+			    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			fail(plan, "cannot mount tmpfs on", plan->root);
+		/*
+		 * Our root is a mount of that tmpfs of our own, bound over
+		 * it: the parent's may have writers (its skeleton's files, in
+		 * the descriptor tables of processes its other threads
+		 * started meanwhile), which would make it read-only never
+		 * (EBUSY); this one has none.
+		 */
+		if (mount(plan->root, plan->root, NULL, MS_BIND, NULL) < 0)
+			fail(plan, "cannot bind-mount", plan->root);
+	} else if (mount("none", plan->root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0750") < 0) {
 		fail(plan, "cannot mount tmpfs on", plan->root);
+	}
 	rootfd = open(plan->root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (rootfd < 0)
 		fail(plan, "cannot open", plan->root);
 	umask(022);
-	/* ops[0] is /tmp, moved in before the rest (the store may be below it). */
-	if (cix_sandbox_make_skeleton(rootfd, plan, 0, 1, &bad) < 0)
+	/*
+	 * ops[0] is /tmp, moved in before the rest (the store may be below
+	 * it: the parent made its parents in the tmpfs's /tmp too, hidden now).
+	 */
+	if (!filled && cix_sandbox_make_skeleton(rootfd, plan, 0, 1, 0, &bad) < 0)
 		fail(plan, "cannot create", plan->ops[bad].path);
 	if (syscall(SYS_move_mount, tmpfd, "", AT_FDCWD, plan->disk_tmp,
 		    MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		fail(plan, "cannot mount", plan->disk_tmp);
 	remount(plan, plan->disk_tmp, 0);
-	if (cix_sandbox_make_skeleton(rootfd, plan, 1, plan->nr_ops, &bad) < 0)
+	if (!filled && cix_sandbox_make_skeleton(rootfd, plan, 1, plan->nr_ops, 0, &bad) < 0)
 		fail(plan, "cannot create", plan->ops[bad].path);
 	if (syscall(SYS_move_mount, storefd, "", AT_FDCWD, plan->disk_store,
 		    MOVE_MOUNT_F_EMPTY_PATH) < 0)
@@ -251,8 +274,7 @@ void cix_sandbox_child(const struct sb_plan *plan)
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		fail(plan, "cannot make mounts private", "/");
-	if (plan->tmpfs_root)
-		make_tmpfs_root(plan);
+	make_tmpfs_root(plan);
 	for (size_t i = 0; i < plan->nr_mounts; i++)
 		do_mount(plan, &plan->mounts[i]);
 

@@ -26,8 +26,9 @@ struct sb_mount {
 
 /*
  * The skeleton of the new root (/etc, /dev, /proc, /build and the mount
- * points of the extra paths) is made by the child in a tmpfs over the
- * root: nothing of it touches the host's file system.
+ * points of the extra paths) is made in a tmpfs over the root, by the
+ * child or (with a build user) by the parent: nothing of it touches the
+ * host's file system.
  */
 enum sb_op_kind {
 	SB_OP_DIR,      /* a new directory */
@@ -53,7 +54,8 @@ struct sb_op {
 struct sb_plan {
 	const struct cix_sandbox_spec *spec;
 	char *root;
-	int tmpfs_root;             /* the skeleton is the child's, in a tmpfs */
+	int root_mount_fd;          /* the root's tmpfs, made and filled by the parent
+	                               (build user), detached; -1: the child makes it */
 	char *disk_tmp;             /* ROOT/tmp, on the host: /tmp */
 	char *disk_store;           /* ROOT/STORE_DIR, on the host: the store */
 	struct sb_op *ops;          /* the skeleton, in order */
@@ -88,9 +90,11 @@ void cix_sandbox_plan_release(struct sb_plan *plan);
 /*
  * sandbox-child.c: make plan->ops[from, to) below rootfd, by system calls
  * only; on failure, return -errno and set *bad to the failed op's index.
+ * exact_modes: the ops' modes whatever the umask (a parent's, which it
+ * cannot change: it is its threads' too).
  */
 int cix_sandbox_make_skeleton(int rootfd, const struct sb_plan *plan, size_t from, size_t to,
-			      size_t *bad);
+			      int exact_modes, size_t *bad);
 
 /* sandbox-seccomp.c: fill plan->filter for the running architecture. */
 void cix_sandbox_build_filter(struct sb_plan *plan);

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "quote.h"
@@ -104,6 +106,9 @@ void cix_sandbox_plan_release(struct sb_plan *plan)
 	free(plan->ops);
 	plan->ops = NULL;
 	plan->nr_ops = plan->alloc_ops = 0;
+	if (plan->root_mount_fd >= 0)
+		close(plan->root_mount_fd);   /* detached: gone with its last reference */
+	plan->root_mount_fd = -1;
 	free(plan->disk_tmp);
 	free(plan->disk_store);
 	plan->disk_tmp = plan->disk_store = NULL;
@@ -353,10 +358,43 @@ static int check_spec(const struct cix_sandbox_spec *s, struct cix_err *err)
 	return 0;
 }
 
+/*
+ * With a build user, the child's namespace does not map us, and it cannot
+ * make files in a tmpfs of its own (they would have no owner there). We
+ * make the root's tmpfs instead, detached (never in the host's tree, gone
+ * when unused), and fill it: its files are root's, the builder's to read
+ * only (its group's, for the root), as on the host's file system, without
+ * the host's file system's cost (new inodes, removed after the build).
+ */
+static int make_detached_root(struct sb_plan *plan, gid_t gid, struct cix_err *err)
+{
+	char gid_str[32];
+	size_t bad;
+	int fsfd = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC), mfd = -1, ret;
+	if (fsfd < 0)
+		return quoted_error(err, -errno, "cannot make a tmpfs for sandbox root '%s'", plan->root);
+	snprintf(gid_str, sizeof(gid_str), "%u", (unsigned)gid);
+	if (syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_STRING, "mode", "0750", 0) < 0 ||
+	    syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_STRING, "gid", gid_str, 0) < 0 ||
+	    syscall(SYS_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0 ||
+	    (mfd = (int)syscall(SYS_fsmount, fsfd, FSMOUNT_CLOEXEC,
+				MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) < 0) {
+		ret = quoted_error(err, -errno, "cannot make a tmpfs for sandbox root '%s'", plan->root);
+		close(fsfd);
+		return ret;
+	}
+	close(fsfd);
+	plan->root_mount_fd = mfd;
+	if ((ret = cix_sandbox_make_skeleton(mfd, plan, 0, plan->nr_ops, 1, &bad)) < 0)
+		return quoted_error(err, ret, "cannot create '%s' in the sandbox", plan->ops[bad].path);
+	return 0;
+}
+
 int cix_sandbox_prepare(struct sb_plan *plan, struct cix_err *err)
 {
 	const struct cix_sandbox_spec *s = plan->spec;
 	int build_user = s->uid != (uid_t)-1;
+	plan->root_mount_fd = -1;
 	int ret = check_spec(s, err);
 	if (ret < 0)
 		return ret;
@@ -368,12 +406,6 @@ int cix_sandbox_prepare(struct sb_plan *plan, struct cix_err *err)
 		return cix_error(err, -CIX_EINVAL, "the sandbox root cannot be /");
 	plan->disk_tmp = join(plan->root, "/tmp");
 	plan->disk_store = join(plan->root, s->store_dir);
-	/*
-	 * The child builds the skeleton in a tmpfs, which it can only fill
-	 * as a user mapped in its namespace: with a build user (whose
-	 * namespace does not map the caller), the skeleton is made here.
-	 */
-	plan->tmpfs_root = !build_user;
 
 	int rootfd = open(plan->root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (rootfd < 0)
@@ -405,15 +437,10 @@ int cix_sandbox_prepare(struct sb_plan *plan, struct cix_err *err)
 	 * /tmp), where the builder writes, and the inputs' mount points in
 	 * the latter.
 	 */
-	if (!plan->tmpfs_root)
-		/* The root itself, bound on itself: pivot_root needs a mount. */
-		add_mount(plan, SB_BIND_RW, plan->root, "");
 	if (mkdirat(rootfd, "tmp", 0755) < 0 || fchmodat(rootfd, "tmp", 01777, 0) < 0) {
 		ret = quoted_error(err, -errno, "cannot create '%s' in the sandbox", "/tmp");
 		goto out;
 	}
-	if (!plan->tmpfs_root)
-		add_mount(plan, SB_BIND_RW, plan->disk_tmp, "/tmp");
 	if ((ret = mkdirs_at(rootfd, s->store_dir, err)) < 0)
 		goto out;
 	if (fchmodat(rootfd, s->store_dir + 1, 01775, 0) < 0 ||
@@ -421,8 +448,6 @@ int cix_sandbox_prepare(struct sb_plan *plan, struct cix_err *err)
 		ret = quoted_error(err, -errno, "cannot set up '%s' in the sandbox", s->store_dir);
 		goto out;
 	}
-	if (!plan->tmpfs_root)
-		add_mount(plan, SB_BIND_RW, plan->disk_store, s->store_dir);
 	for (size_t i = 0; i < s->nr_inputs; i++)
 		if ((ret = add_bind(plan, rootfd, s->inputs[i], SB_BIND_RO, err)) < 0)
 			goto out;
@@ -484,12 +509,8 @@ int cix_sandbox_prepare(struct sb_plan *plan, struct cix_err *err)
 	add_parent_ops(plan, s->store_dir);
 	add_op(plan, SB_OP_DIRS, s->store_dir, NULL, NULL, 0755);
 
-	if (!plan->tmpfs_root) {
-		size_t bad;
-		if ((ret = cix_sandbox_make_skeleton(rootfd, plan, 0, plan->nr_ops, &bad)) < 0)
-			ret = quoted_error(err, ret, "cannot create '%s' in the sandbox",
-					   plan->ops[bad].path);
-	}
+	if (build_user)
+		ret = make_detached_root(plan, s->gid, err);
 out:
 	close(rootfd);
 	return ret;

@@ -50,6 +50,16 @@ uid_of () {
 	return 1
 }
 
+# pids_as UID MARKER: the processes of UID whose command line holds MARKER
+pids_as () {
+	for p in /proc/[0-9]*; do
+		grep -qs "$2" $p/cmdline &&
+		awk -v u="$1" '/^Uid:/ { exit !($2 == u) }' $p/status 2>/dev/null &&
+		echo ${p#/proc/}
+	done
+	return 0
+}
+
 test_expect_success NIX,BUILDUSERS 'derivations' '
 	cat >d.nix <<-\EOF
 	let d = name: script: derivation { inherit name; system = "x86_64-linux"; builder = "/bin/sh";
@@ -61,10 +71,14 @@ test_expect_success NIX,BUILDUSERS 'derivations' '
 	  closed = d "closed" "/bin/chmod 777 /build; echo x > /build/f; /bin/chmod 700 /build/.. && echo CHMODDED; /bin/sleep 2.9301; echo > $out";
 	  kept = d "kept" "/bin/chmod 777 /build; echo x > /build/f; /bin/ln /build/f /build/g; /bin/mkdir /build/d; /bin/ln -s /etc/shadow /build/s; exit 1";
 	  plain = d "plain" "echo plain > $out";
+	  fresh = d "fresh" "echo fresh > $out";
+	  g1 = d "g1" "echo g1 $(/bin/date +%s%N) 3.9401; i=0; while [ ! -e /build/go ] && [ $i -lt 300 ]; do /bin/sleep 0.05; i=$((i + 1)); done; echo > $out";
+	  g2 = derivation { name = "g2"; system = "x86_64-linux"; builder = "/bin/sh";
+	    args = [ "-c" "echo g2 > $out" ]; after = (d "g1" "echo g1 $(/bin/date +%s%N) 3.9401; i=0; while [ ! -e /build/go ] && [ $i -lt 300 ]; do /bin/sleep 0.05; i=$((i + 1)); done; echo > $out"); };
 	  links = d "links" "/bin/mkdir $out; echo x > $out/a; /bin/ln $out/a $out/b; /bin/mkdir $out/d";
 	}
 	EOF
-	for x in who p1 p2 p3 closed kept plain links; do
+	for x in who p1 p2 p3 closed kept plain fresh g1 g2 links; do
 		instantiate $x d.nix || return 1
 	done
 '
@@ -109,6 +123,57 @@ test_expect_success NIX,BUILDUSERS 'two builds at once have two users; a third w
 	test -n "$u1" && test -n "$u2" && test "$u1" != "$u2" &&
 	# ...and the third started once one of them had ended.
 	awk "NR <= 2 { first = first ? first : \$2 } NR == 3 { exit !(\$2 - first > 1500000000) }" starts
+'
+
+test_expect_success NIX,BUILDUSERS 'builds as build users at once: each in a root of its own, root'"'"'s, read-only' '
+	cat >many.nix <<-\EOF &&
+	builtins.genList (i: derivation {
+	  name = "m${toString i}"; system = "x86_64-linux"; builder = "/bin/sh";
+	  args = [ "-c" "{ /usr/bin/stat -c %u:%a /etc/passwd /; /bin/touch /x /etc/x 2>/dev/null && echo WROTE; true; } > $out" ];
+	}) 40
+	EOF
+	nix-instantiate --store "$N" many.nix >many.drvs 2>/dev/null &&
+	nixs --export $(cat many.drvs) | cix store --import >/dev/null &&
+	cix store -r -j 2 $(cat many.drvs) >many.out &&
+	test_line_count = 40 many.out &&
+	printf "65534:444\n65534:750\n" >expect &&
+	for o in $(cat many.out); do
+		test_cmp expect $o || return 1
+	done
+'
+
+test_expect_success NIX,BUILDUSERS 'the processes of the build user taken are killed first, only its' '
+	{ runuser -u ${G}a -- /bin/sleep 301.7 & } &&
+	{ runuser -u ${G}b -- /bin/sleep 302.7 & } &&
+	for i in $(seq 50); do
+		test -n "$(pids_as $UA 301.7)" && test -n "$(pids_as $UB 302.7)" && break
+		sleep 0.1
+	done &&
+	test -n "$(pids_as $UA 301.7)" && b=$(pids_as $UB 302.7) && test -n "$b" &&
+	cix store -r $(cat fresh.drv) &&
+	# ${G}a, the first free member, built: its process is gone, at once.
+	test -z "$(pids_as $UA 301.7)" &&
+	test "$(pids_as $UB 302.7)" = "$b" &&
+	kill -9 $b &&
+	wait
+'
+
+test_expect_success NIX,BUILDUSERS 'a change of the group counts from the next build on' '
+	# g2 comes after g1, which waits for /build/go: root joins the group meanwhile.
+	{ cix store -r $(cat g2.drv) >g.out 2>g.err & } &&
+	pid=$! &&
+	for i in $(seq 200); do
+		test -d state/builds/build-* 2>/dev/null && break
+		sleep 0.05
+	done &&
+	gpasswd -a root $G >/dev/null &&
+	for b in state/builds/build-*; do touch $b/go; done &&
+	ret=0 &&
+	{ wait $pid || ret=$?; } &&
+	gpasswd -d root $G >/dev/null &&
+	test $ret != 0 &&
+	grep "privileged: refusing it" g.err &&
+	cix store -r $(cat g2.drv)
 '
 
 test_expect_success NIX,BUILDUSERS 'two stores of the machine never take one build user at once' '
