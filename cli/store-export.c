@@ -49,7 +49,7 @@ int op_export(struct cix_store *s, const struct store_flags *f, char **args, int
 	struct strbuf order = STRBUF_INIT;
 	struct out_buf out = { STRBUF_INIT };
 	struct cix_err err = { 0 };
-	int r = 0;
+	int r = cix_store_read_begin(s, &err);
 
 	for (int i = 0; !r && i < nargs; i++) {
 		if ((r = cix_store_check_path(s, args[i], &err)) < 0)
@@ -72,6 +72,7 @@ int op_export(struct cix_store *s, const struct store_flags *f, char **args, int
 		r = cix_export_path(out_sink, &out, info.path, &m, &err);
 		cix_path_info_release(&info);
 	}
+	cix_store_read_end(s);
 	if (!r)
 		r = cix_export_end(out_sink, &out, &err);
 	/* What came before an error goes out too, as it did unbuffered. */
