@@ -169,6 +169,7 @@ bench: all
 	CIX_BUILD_DIR=$(abspath $(B)) bench/nar-hash
 	CIX_BUILD_DIR=$(abspath $(B)) bench/store-add
 	CIX_BUILD_DIR=$(abspath $(B)) bench/store-query
+	CIX_BUILD_DIR=$(abspath $(B)) bench/scale
 	CIX_BUILD_DIR=$(abspath $(B)) bench/build
 	$(B)/bench/refscan
 

@@ -1,7 +1,7 @@
 /* daemon-load.c - load generator for bench/daemon: many clients of a worker-protocol daemon */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * Usage: daemon-load [-c CLIENTS] [-n OPS] [-a ADD-EVERY] [-t TAG] [-o FILE]
+ * Usage: daemon-load [-c CLIENTS] [-n OPS] [-a ADD-EVERY] [-t TAG] [-o FILE] [-Q]
  *                    SOCKET STOREDIR PATHS-FILE
  *
  * Starts CLIENTS threads (default 64) at once; each connects to SOCKET,
@@ -16,6 +16,7 @@
  * sha256 NAR hash, and each added path is the one its contents and
  * method give (computed here as Nix computes it). TAG goes into the
  * contents, so that two runs with the same TAG add the same paths.
+ * With -Q every operation is a QueryPathInfo (no adds), for bench/scale.
  *
  * Prints "OPS SECONDS" (all operations of all clients; the time from the
  * first connect to the last client's end) on standard output; -o writes
@@ -46,6 +47,7 @@ enum { OP_IS_VALID = 1, OP_QUERY_REFERRERS = 6, OP_ADD_TO_STORE = 7, OP_SET_OPTI
 static const char *sock_path, *store_dir, *tag = "cix";
 static struct strvec paths = STRVEC_INIT;
 static unsigned nr_clients = 64, nr_ops = 200, add_every = 4;
+static int only_query_info;
 
 struct client {
 	pthread_t th;
@@ -341,6 +343,10 @@ static int run_client(struct client *c)
 	if (!(r = handshake(c))) {
 		for (unsigned i = 0; !r && i < nr_ops; i++) {
 			const char *p = paths.v[(c->id * 131 + i * 17) % paths.nr];
+			if (only_query_info) {
+				r = op_query_info(c, p);
+				continue;
+			}
 			if (add_every && i % add_every == add_every - 1) {
 				r = op_add(c, i, (i / add_every) % 2);
 				continue;
@@ -388,19 +394,20 @@ int main(int argc, char **argv)
 	struct strbuf line = STRBUF_INIT;
 	int opt, bad = 0;
 
-	while ((opt = getopt(argc, argv, "c:n:a:t:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:n:a:t:o:Q")) != -1) {
 		switch (opt) {
 		case 'c': nr_clients = number(optarg); break;
 		case 'n': nr_ops = number(optarg); break;
 		case 'a': add_every = number(optarg); break;
 		case 't': tag = optarg; break;
 		case 'o': out_file = optarg; break;
+		case 'Q': only_query_info = 1; break;
 		default: bad = 1;
 		}
 	}
 	if (bad || argc - optind != 3 || !nr_clients) {
 		fprintf(stderr, "usage: daemon-load [-c CLIENTS] [-n OPS] [-a ADD-EVERY] [-t TAG] "
-				"[-o FILE] SOCKET STOREDIR PATHS-FILE\n");
+				"[-o FILE] [-Q] SOCKET STOREDIR PATHS-FILE\n");
 		return 2;
 	}
 	sock_path = argv[optind];

@@ -14,17 +14,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Standard output, buffered: an entry's metadata is a dozen small writes,
+ * a system call each without the buffer.
+ */
+struct out_buf {
+	struct strbuf b;
+};
+
+#define OUT_BUF_SIZE (256 * 1024)
+
+static int out_flush(struct out_buf *o)
+{
+	int r = o->b.len ? cix_write_full(1, o->b.buf, o->b.len) : 0;
+	strbuf_reset(&o->b);
+	return r;
+}
+
 static int out_sink(void *opaque, const void *data, size_t len)
 {
-	return cix_write_full(1, data, len);
+	struct out_buf *o = opaque;
+	int r;
+	if (o->b.len + len > OUT_BUF_SIZE && (r = out_flush(o)) < 0)
+		return r;
+	if (len >= OUT_BUF_SIZE)
+		return cix_write_full(1, data, len);
+	strbuf_add(&o->b, data, len);
+	return 0;
 }
 
 int op_export(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
 	struct strvec ps = { 0 };
 	struct strbuf order = STRBUF_INIT;
+	struct out_buf out = { STRBUF_INIT };
 	struct cix_err err = { 0 };
-	int r = 0;
+	int r = cix_store_read_begin(s, &err);
 
 	for (int i = 0; !r && i < nargs; i++) {
 		if ((r = cix_store_check_path(s, args[i], &err)) < 0)
@@ -44,11 +69,17 @@ int op_export(struct cix_store *s, const struct store_flags *f, char **args, int
 			break;
 		struct cix_export_meta m = { info.path, (const char *const *)info.refs,
 					     info.nr_refs, info.deriver };
-		r = cix_export_path(out_sink, NULL, info.path, &m, &err);
+		r = cix_export_path(out_sink, &out, info.path, &m, &err);
 		cix_path_info_release(&info);
 	}
+	cix_store_read_end(s);
 	if (!r)
-		r = cix_export_end(out_sink, NULL, &err);
+		r = cix_export_end(out_sink, &out, &err);
+	/* What came before an error goes out too, as it did unbuffered. */
+	int fr = out_flush(&out);
+	if (fr < 0 && !r)
+		r = fr;
+	strbuf_release(&out.b);
 	strbuf_release(&order);
 	strvec_clear(&ps);
 	if (r < 0 && !err.msg[0])

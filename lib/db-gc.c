@@ -204,6 +204,13 @@ long cix_db_invalidate_many(struct cix_db *db, const char *const *paths, size_t 
 	 */
 	if ((r = cix_db_exec(db, "pragma synchronous = full", err)) < 0)
 		return r;
+	/*
+	 * Deletions all over a large database read its pages again and again
+	 * through SQLite's default 2 MiB cache (9 reads per path at 100k
+	 * paths); the collector's connection keeps more (allocated as used).
+	 */
+	if ((r = cix_db_exec(db, "pragma cache_size = -32768", err)) < 0)
+		return r;
 	if ((r = cix_db_begin_write(db, err)) < 0)
 		goto sync;
 	if ((r = prepare(db, "select id from ValidPaths where path = ?", &id, err)) < 0 ||

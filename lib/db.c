@@ -93,7 +93,12 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_UPDATE] = "update ValidPaths set hash = ?2, registrationTime = ?3,"
 		     " deriver = ?4, narSize = ?5, sigs = ?6, ca = ?7, ultimate = ?8"
 		     " where path = ?1",
-	/* (not "or replace": that may delete, so each insert would need a statement journal) */
+	/*
+	 * Not "or replace": a statement that may delete rows runs with a
+	 * statement journal of its own, whose cost grew with the database
+	 * (importing 10k paths into a store of 100k took 6 times as long as
+	 * into an empty one). The row is the same either way.
+	 */
 	[S_ADD_REF] = "insert or ignore into Refs (referrer, reference) values (?, ?)",
 	[S_REFS] = "select p.path from Refs r join ValidPaths p on r.reference = p.id"
 		   " where r.referrer = ? order by p.path",

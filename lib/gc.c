@@ -25,7 +25,14 @@
  * then their files removed.
  */
 
-#define BATCH 512
+/*
+ * Paths per transaction. Each commit writes every page its deletions made
+ * dirty, and in a large store a few thousand random deletions dirty a page
+ * each in every b-tree: with 512, a collection of 100k paths wrote 7.5
+ * pages (30 KiB) per path and its time grew 19-fold from 10k paths. 4096
+ * holds the database's write lock for about a tenth of a second.
+ */
+#define BATCH 4096
 
 struct gc {
 	struct cix_store *s;

@@ -1,6 +1,7 @@
 /* store-api.c - the store as a command sees it: local, or through the daemon */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "store.h"
+#include "db-int.h"
 #include "nar.h"
 #include "remote.h"
 #include "store-path.h"
@@ -82,6 +83,17 @@ int cix_store_query(struct cix_store *s, const char *path, struct cix_path_info 
 {
 	return s->remote ? cix_remote_query(s->remote, path, info, err)
 			 : cix_db_query(s->db, path, info, err);
+}
+
+int cix_store_read_begin(struct cix_store *s, struct cix_err *err)
+{
+	return s->remote ? 0 : cix_db_exec(s->db, "begin", err);
+}
+
+void cix_store_read_end(struct cix_store *s)
+{
+	if (!s->remote)
+		cix_db_exec(s->db, "commit", NULL);
 }
 
 int cix_store_references(struct cix_store *s, const char *path, cix_path_fn fn, void *opaque,

@@ -163,6 +163,14 @@ int cix_store_drv_outputs_list(struct cix_store *s, const char *drv_path, cix_pa
 			       void *opaque, struct cix_err *err);
 int cix_store_graph(struct cix_store *s, const char *const *paths, size_t n,
 		    enum cix_db_edges_mode mode, struct cix_db_graph *g, struct cix_err *err);
+/*
+ * Many queries in one snapshot of the local database (nothing through the
+ * daemon): a statement outside a transaction takes and drops SQLite's
+ * locks itself, several system calls that cost more than the query.
+ * Nothing may be written before cix_store_read_end.
+ */
+int cix_store_read_begin(struct cix_store *s, struct cix_err *err);
+void cix_store_read_end(struct cix_store *s);
 /* The NAR of a valid path into sink (read locally, or from the daemon). */
 int cix_store_dump(struct cix_store *s, const char *path, cix_sink_fn sink, void *opaque,
 		   struct cix_err *err);
