@@ -10,7 +10,7 @@ packages_setup hello sed grep
 if test_have_prereq PACKAGES && cross_make aarch64-linux-gnu; then
 	test_set_prereq CROSS
 else
-	say "skip: no cross tool chain ($(tail -1 "$CROSS/aarch64-linux-gnu.log" 2>/dev/null))"
+	say "skip: no cross tool chain ($(tail -1 "${CROSS:-.}/aarch64-linux-gnu.log" 2>/dev/null))"
 fi
 QEMU=$(command -v qemu-aarch64-static || command -v qemu-aarch64 || true)
 test -n "$QEMU" && test_set_prereq QEMU
