@@ -13,7 +13,7 @@
 #include <string.h>
 
 /*
- *   gen-closure [-p FILE] [-r FROM:TO] STORE_DIR N [SEED]
+ *   gen-closure [-p FILE] STORE_DIR N [SEED]
  *
  * Writes to standard output an export stream (as nix-store --export writes
  * it) of N store paths STORE_DIR/<hash>-node-<i>, dependencies first, for
@@ -29,10 +29,6 @@
  *
  * The "top" path (the last one) and the "bottom" path (the first) are
  * written, one a line, to FILE with -p, else to standard error.
- *
- * With -r, only paths FROM to TO - 1 are written (the same as in the whole
- * stream, ending with the same end marker): the streams of consecutive
- * ranges, imported in turn, make the same store as the whole one.
  */
 
 #define MAX_PATHS 10000000UL
@@ -91,24 +87,9 @@ static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
 	return errno || *end || !*s || *s == '-' || *out > max ? -1 : 0;
 }
 
-/* "FROM:TO", FROM < TO. */
-static int parse_range(const char *s, unsigned long *from, unsigned long *to)
-{
-	const char *colon = strchr(s, ':');
-	char buf[32];
-	if (!colon || (size_t)(colon - s) >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, colon - s);
-	buf[colon - s] = '\0';
-	if (parse_ulong(buf, MAX_PATHS, from) < 0 || parse_ulong(colon + 1, MAX_PATHS, to) < 0)
-		return -1;
-	return *from < *to ? 0 : -1;
-}
-
 static void usage(int code)
 {
-	fprintf(code ? stderr : stdout,
-		"usage: gen-closure [-p FILE] [-r FROM:TO] STORE_DIR N [SEED]\n");
+	fprintf(code ? stderr : stdout, "usage: gen-closure [-p FILE] STORE_DIR N [SEED]\n");
 	exit(code);
 }
 
@@ -116,12 +97,10 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "print-ends", required_argument, NULL, 'p' },
-		{ "range", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *ends_file = NULL, *range = NULL, *dir;
-	unsigned long from = 0, to = MAX_PATHS;
+	const char *ends_file = NULL, *dir;
 	unsigned long n, seed = 1;
 	struct cix_err err = { 0 };
 	struct strbuf contents = STRBUF_INIT, nar = STRBUF_INIT;
@@ -130,11 +109,9 @@ int main(int argc, char **argv)
 	size_t max_refs = 256;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "p:r:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "p:h", longopts, NULL)) != -1) {
 		if (opt == 'p')
 			ends_file = optarg;
-		else if (opt == 'r')
-			range = optarg;
 		else
 			usage(opt == 'h' ? 0 : 2);
 	}
@@ -148,8 +125,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (parse_ulong(argv[1], MAX_PATHS, &n) < 0 || !n ||
-	    (argc == 3 && parse_ulong(argv[2], ULONG_MAX, &seed) < 0) ||
-	    (range && parse_range(range, &from, &to) < 0))
+	    (argc == 3 && parse_ulong(argv[2], ULONG_MAX, &seed) < 0))
 		usage(2);
 	rng_state = seed;
 
@@ -180,8 +156,6 @@ int main(int argc, char **argv)
 		}
 		if (rnd() % 50 == 0)
 			refs[nr++] = paths[i];
-		if (i < from || i >= to)
-			continue;   /* the random draws above keep the rest the same */
 		/* Duplicates are fine: the writer drops them. */
 		strbuf_reset(&contents);
 		strbuf_addf(&contents, "node %zu\n", i);
