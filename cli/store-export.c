@@ -15,31 +15,27 @@
 #include <string.h>
 
 /*
- * Standard output, buffered: an entry's metadata is a dozen small writes,
- * a system call each without the buffer.
+ * Standard output, buffered in a strbuf: an entry's metadata is a dozen
+ * small writes, a system call each without the buffer.
  */
-struct out_buf {
-	struct strbuf b;
-};
-
 #define OUT_BUF_SIZE (256 * 1024)
 
-static int out_flush(struct out_buf *o)
+static int out_flush(struct strbuf *b)
 {
-	int r = o->b.len ? cix_write_full(1, o->b.buf, o->b.len) : 0;
-	strbuf_reset(&o->b);
+	int r = b->len ? cix_write_full(1, b->buf, b->len) : 0;
+	strbuf_reset(b);
 	return r;
 }
 
 static int out_sink(void *opaque, const void *data, size_t len)
 {
-	struct out_buf *o = opaque;
+	struct strbuf *b = opaque;
 	int r;
-	if (o->b.len + len > OUT_BUF_SIZE && (r = out_flush(o)) < 0)
+	if (b->len + len > OUT_BUF_SIZE && (r = out_flush(b)) < 0)
 		return r;
 	if (len >= OUT_BUF_SIZE)
 		return cix_write_full(1, data, len);
-	strbuf_add(&o->b, data, len);
+	strbuf_add(b, data, len);
 	return 0;
 }
 
@@ -47,7 +43,7 @@ int op_export(struct cix_store *s, const struct store_flags *f, char **args, int
 {
 	struct strvec ps = { 0 };
 	struct strbuf order = STRBUF_INIT;
-	struct out_buf out = { STRBUF_INIT };
+	struct strbuf out = STRBUF_INIT;
 	struct cix_err err = { 0 };
 	int r = cix_store_read_begin(s, &err);
 
@@ -79,7 +75,7 @@ int op_export(struct cix_store *s, const struct store_flags *f, char **args, int
 	int fr = out_flush(&out);
 	if (fr < 0 && !r)
 		r = fr;
-	strbuf_release(&out.b);
+	strbuf_release(&out);
 	strbuf_release(&order);
 	strvec_clear(&ps);
 	if (r < 0 && !err.msg[0])

@@ -504,11 +504,10 @@ struct batch {
 	size_t *by_path, n;
 };
 
-static const struct cix_path_info *sort_infos;
-
-static int cmp_by_path(const void *a, const void *b)
+static int cmp_by_path(const void *a, const void *b, void *infos)
 {
-	return strcmp(sort_infos[*(const size_t *)a].path, sort_infos[*(const size_t *)b].path);
+	const struct cix_path_info *in = infos;
+	return strcmp(in[*(const size_t *)a].path, in[*(const size_t *)b].path);
 }
 
 static void batch_index(struct batch *bt)
@@ -516,8 +515,7 @@ static void batch_index(struct batch *bt)
 	bt->by_path = xcalloc(bt->n + 1, sizeof(*bt->by_path));
 	for (size_t i = 0; i < bt->n; i++)
 		bt->by_path[i] = i;
-	sort_infos = bt->infos; /* (the db is one connection's: one thread) */
-	qsort(bt->by_path, bt->n, sizeof(*bt->by_path), cmp_by_path);
+	qsort_r(bt->by_path, bt->n, sizeof(*bt->by_path), cmp_by_path, (void *)bt->infos);
 }
 
 static int batch_id(struct cix_db *db, const struct batch *bt, const char *path, int64_t *id,

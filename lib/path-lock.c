@@ -43,10 +43,17 @@ void cix_path_lock_name(const char *base, struct cix_path_lock *lock)
 	strcat(lock->name, ".lock");
 }
 
+/* STATE/claims into p (reset first). */
+static void claims_dir(struct cix_store *s, struct strbuf *p)
+{
+	strbuf_reset(p);
+	strbuf_addf(p, "%s/%s", s->state_dir, CLAIMS_DIR);
+}
+
 static int claims_dir_open(struct cix_store *s)
 {
 	struct strbuf p = STRBUF_INIT;
-	strbuf_addf(&p, "%s/%s", s->state_dir, CLAIMS_DIR);
+	claims_dir(s, &p);
 	int fd = open(p.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	strbuf_release(&p);
 	return fd;
@@ -205,21 +212,21 @@ static int claim_files(struct cix_store *s, struct cix_path_claim *c, struct cix
 {
 	struct strbuf p = STRBUF_INIT;
 	int r = 0;
-	strbuf_addf(&p, "%s/%s", s->state_dir, CLAIMS_DIR);
+	claims_dir(s, &p);
 	if (mkdir(p.buf, 0755) < 0 && errno != EEXIST)
 		r = cix_error_errno(err, -errno, "cannot make '%s'", p.buf);
 	else if ((c->dir_fd = claims_dir_open(s)) < 0)
 		r = cix_error_errno(err, -errno, "cannot open '%s'", p.buf);
 	if (!r) {
+		struct strbuf name = STRBUF_INIT;
 		drop_dead_claims(c->dir_fd);
-		strbuf_reset(&p);
-		strbuf_addf(&p, "%ld-%ld", (long)getpid(), (long)c->dir_fd);
-		c->name = strbuf_detach(&p, NULL);
+		strbuf_addf(&name, "%ld-%ld", (long)getpid(), (long)c->dir_fd);
+		c->name = strbuf_detach(&name, NULL);
 		c->fd = openat(c->dir_fd, c->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
 			       O_CLOEXEC, 0644);
 		if (c->fd < 0 || flock(c->fd, LOCK_EX) < 0)
-			r = cix_error_errno(err, -errno, "cannot make the claim '%s/%s/%s'",
-					    s->state_dir, CLAIMS_DIR, c->name);
+			r = cix_error_errno(err, -errno, "cannot make the claim '%s/%s'", p.buf,
+					    c->name);
 	}
 	strbuf_release(&p);
 	return r;
@@ -288,7 +295,7 @@ void cix_path_claim_end(struct cix_store *s, struct cix_path_claim *c)
 	if (c->turn_fd >= 0) {
 		/* (fails while claims of dead importers are there: the next one drops them) */
 		struct strbuf p = STRBUF_INIT;
-		strbuf_addf(&p, "%s/%s", s->state_dir, CLAIMS_DIR);
+		claims_dir(s, &p);
 		rmdir(p.buf);
 		strbuf_release(&p);
 		close(c->turn_fd);

@@ -19,16 +19,14 @@
  * when the whole stream has been read and checked are the paths claimed
  * (in sorted order, so that concurrent writers cannot deadlock, with one
  * descriptor for all: path-lock.c), moved into place and registered, in
- * one transaction: a
- * truncated or corrupt stream registers nothing, and a crash leaves only
- * invalid leftovers that the next opening of the store or add of the path
- * removes.
+ * one transaction: a truncated or corrupt stream registers nothing, and a
+ * crash leaves only invalid leftovers that the next opening of the store
+ * or add of the path removes.
  */
 
 struct entry {
 	struct cix_path_info info;
 	char *tmp;       /* base name in the temporary directory, or NULL */
-	int skip;        /* already valid, or repeated in the stream */
 	int moved;       /* renamed into place, not yet registered */
 };
 
@@ -141,10 +139,8 @@ static int claim_one(struct import *im, struct cix_path_claim *claim, int tfd,
 	struct cix_store *s = im->s;
 	const char *base = e->info.path + strlen(s->store_dir) + 1;
 	int r = cix_path_claim(s, claim, e->info.path, err);
-	if (!r && (r = cix_db_is_valid(s->db, e->info.path, err)) > 0) {
-		e->skip = 1;
+	if (!r && (r = cix_db_is_valid(s->db, e->info.path, err)) > 0)
 		return 0;
-	}
 	if (!r && (r = cix_remove_tree_at(s->store_fd, base, err)) == 0 &&
 	    (r = cix_store_move_in(s, tfd, e->tmp, base, err)) == 0)
 		e->moved = 1;
@@ -172,12 +168,10 @@ static int commit(struct import *im, struct entry **order, struct cix_err *err)
 	tfd = openat(s->store_fd, TMP_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (tfd < 0)
 		r = cix_error_errno(err, -errno, "cannot open '%s/%s'", s->store_dir, TMP_DIR);
-	for (size_t i = 0; !r && i < im->nr; i++) {
-		if (i && !strcmp(order[i - 1]->info.path, order[i]->info.path))
-			order[i]->skip = 1; /* the same path again: the first is imported */
-		else
+	/* (the same path again in the stream: the first is imported) */
+	for (size_t i = 0; !r && i < im->nr; i++)
+		if (!i || strcmp(order[i - 1]->info.path, order[i]->info.path))
 			r = claim_one(im, &claim, tfd, order[i], err);
-	}
 	for (size_t i = 0; i < im->nr; i++)
 		if (im->e[i].moved)
 			moved[n++] = im->e[i].info.path;

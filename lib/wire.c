@@ -53,6 +53,12 @@ static int charge(struct cix_wire *w, uint64_t n, struct cix_err *err)
 	return 0;
 }
 
+static int timed_out(int timeout_ms, struct cix_err *err)
+{
+	return cix_error(err, -ETIMEDOUT, "the peer sent nothing for %d seconds",
+			 timeout_ms / 1000);
+}
+
 /* Wait up to timeout_ms (0: forever) for input: 1, or negative. */
 static int wait_input(struct cix_wire *w, int timeout_ms, struct cix_err *err)
 {
@@ -62,8 +68,7 @@ static int wait_input(struct cix_wire *w, int timeout_ms, struct cix_err *err)
 		if (n > 0)
 			return 1;
 		if (n == 0)
-			return cix_error(err, -ETIMEDOUT, "the peer sent nothing for %d seconds",
-					 timeout_ms / 1000);
+			return timed_out(timeout_ms, err);
 		if (errno != EINTR)
 			return cix_error_errno(err, -errno, "cannot poll the connection");
 	}
@@ -105,8 +110,7 @@ static ssize_t fill(struct cix_wire *w, int timeout_ms, struct cix_err *err)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && waits && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return cix_error(err, -ETIMEDOUT, "the peer sent nothing for %d seconds",
-					 timeout_ms / 1000);
+			return timed_out(timeout_ms, err);
 		if (n < 0)
 			return cix_error_errno(err, -errno, "cannot read from the connection");
 		if (n == 0)
