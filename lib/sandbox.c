@@ -113,7 +113,8 @@ static void watch(pid_t pid, int pidfd, int logr, const struct cix_sandbox_spec 
 			double left = start + s->timeout - t;
 			timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
 		}
-		if (!killed && !exited && s->max_silent) {
+		/* Silence is of an open output: once it ended, its end rules. */
+		if (!killed && !exited && s->max_silent && !eof_at) {
 			double left = last + s->max_silent - t;
 			int ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
 			if (timeout < 0 || ms < timeout)
@@ -139,7 +140,7 @@ static void watch(pid_t pid, int pidfd, int logr, const struct cix_sandbox_spec 
 			/* As Nix 2.8: a builder that closed its output to go on is ended. */
 			killed = 1;
 			kill_tree(pidfd);
-		} else if (s->max_silent && t >= last + s->max_silent) {
+		} else if (s->max_silent && !eof_at && t >= last + s->max_silent) {
 			res->silent_too_long = 1;
 			killed = 1;
 			kill_tree(pidfd);

@@ -134,6 +134,18 @@ int main(void)
 	ok(res.total_seconds < 10, "killed in %.1f s", res.total_seconds);
 
 	/*
+	 * Output closed half a second in, silence limit 1 s: the end of the
+	 * output came first and rules; the silence limit, which would fall
+	 * within the end's grace, is not what ends it.
+	 */
+	char *late_argv[] = { "/bin/sh", "-c", "sleep 0.5; exec 1>&- 2>&-; sleep 30", NULL };
+	spec_init(&s, fresh_root(6), "/bin/sh", late_argv, envp);
+	s.max_silent = 1;
+	is_int(cix_sandbox_run(&s, &res, &err), 0, "builder closing its output late ran");
+	ok(!res.silent_too_long && WIFSIGNALED(res.status) && WTERMSIG(res.status) == SIGKILL,
+	   "output closed within the silence limit: ended by its end, not for silence");
+
+	/*
 	 * A multi-threaded caller: the child, a copy of one thread, must not
 	 * wait for the others (glibc's setxid broadcast would).
 	 */
