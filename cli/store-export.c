@@ -169,7 +169,7 @@ static int check_refs(struct remote_import *ri, struct cix_err *err)
 
 static int import_remote(struct cix_store *s, struct cix_buf_source *in, struct cix_err *err)
 {
-	static const struct cix_import_ops ops = { remote_target, remote_done, remote_discard, 0 };
+	static const struct cix_import_ops ops = { remote_target, remote_done, remote_discard, 0, NULL };
 	const char *tmp = getenv("TMPDIR");
 	struct strbuf d = STRBUF_INIT;
 	struct remote_import ri = { s, NULL, NULL, 0, 0 };

@@ -200,6 +200,17 @@ int cix_db_request_check(const void *data, size_t len)
 	return r;
 }
 
+/*
+ * Registrations run without SQLite's foreign key checks (two lookups of a
+ * path a reference): every id they insert comes from a row they found or
+ * made. Deletes keep them (begin_write turns them on again).
+ */
+static int begin_registration(struct cix_db *db, struct cix_err *err)
+{
+	int r = cix_db_exec(db, "pragma foreign_keys = off", err);
+	return r < 0 ? r : cix_db_exec(db, "begin immediate", err);
+}
+
 /* One request in a savepoint of the open transaction. */
 static int apply(struct cix_db *db, const struct cix_path_info *infos, size_t n, int64_t now,
 		 struct cix_err *err)
@@ -237,7 +248,7 @@ static int commit_waiting(struct cix_db *db, const struct request *own, size_t *
 		ALLOC_GROW(done, nr + 1, alloc);
 		done[nr].slot = slot;
 		cix_err_clear(&done[nr].err);
-		if (!began && (r = cix_db_exec(db, "begin immediate", &done[nr].err)) < 0) {
+		if (!began && (r = begin_registration(db, &done[nr].err)) < 0) {
 			nr++;
 			break;
 		}
@@ -251,7 +262,7 @@ static int commit_waiting(struct cix_db *db, const struct request *own, size_t *
 	}
 	if (r >= 0 && own) {
 		if (!began)
-			r = cix_db_exec(db, "begin immediate", err);
+			r = begin_registration(db, err);
 		began = r >= 0;
 		if (began)
 			r = apply(db, own->infos, own->n, own->now, err);
@@ -272,6 +283,7 @@ static int commit_waiting(struct cix_db *db, const struct request *own, size_t *
 		for (size_t i = 1; i < nr; i++)
 			done[i].err = done[0].err;
 	}
+	cix_db_exec(db, "pragma foreign_keys = on", NULL);
 	for (size_t i = 0; i < nr; i++)
 		cix_writer_done(w, done[i].slot, done[i].err.code, done[i].err.msg);
 	*count = nr;

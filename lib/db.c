@@ -4,6 +4,7 @@
 #include "db-writer.h"
 #include "encoding.h"
 #include "strbuf.h"
+#include "str-index.h"
 
 #include <sqlite3.h>
 #include <unistd.h>
@@ -71,11 +72,36 @@ static const char schema_v3[] =
 	"drop index if exists IndexReferrer;"
 	"drop index if exists IndexReference;";
 
+/*
+ * Version 4: Refs without its rowid. A reference was a row in a rowid
+ * table plus an entry in each of its two indexes; now the primary key is
+ * the table, and registering a reference writes two b-trees, not three.
+ * (The trigger and the index name Refs: dropped first, made again.)
+ */
+static const char schema_v4[] =
+	"drop trigger if exists DeleteSelfRefs;"
+	"drop index if exists IndexReferenceReferrer;"
+	"create table Refs4 ("
+	"  referrer integer not null,"
+	"  reference integer not null,"
+	"  primary key (referrer, reference),"
+	"  foreign key (referrer) references ValidPaths(id) on delete cascade,"
+	"  foreign key (reference) references ValidPaths(id) on delete restrict)"
+	"  without rowid;"
+	"insert into Refs4 (referrer, reference) select referrer, reference from Refs;"
+	"drop table Refs;"
+	"alter table Refs4 rename to Refs;"
+	"create index IndexReferenceReferrer on Refs(reference, referrer);"
+	"create trigger DeleteSelfRefs before delete on ValidPaths begin"
+	"  delete from Refs where referrer = old.id and reference = old.id;"
+	"end;";
+
 /* migrations[v] brings a database from version v to v + 1. */
 static const char *const migrations[CIX_DB_SCHEMA_VERSION] = {
 	schema_v1,
 	schema_v2,
 	schema_v3,
+	schema_v4,
 };
 
 enum stmt {
@@ -314,7 +340,8 @@ static int begin_write(struct cix_db *db, struct cix_err *err)
 {
 	int r;
 	cix_writer_lock(db->writer);
-	if ((r = cix_db_exec(db, "begin immediate", err)) < 0)
+	/* (on again if a failed registration could not turn them back: db-commit.c) */
+	if ((r = cix_db_exec(db, "pragma foreign_keys = on; begin immediate", err)) < 0)
 		end_write(db);
 	return r;
 }
@@ -501,38 +528,25 @@ static int register_one(struct cix_db *db, const struct cix_path_info *in, int64
 struct batch {
 	const struct cix_path_info *infos;
 	const int64_t *ids;
-	size_t *by_path, n;
+	const char **paths;
+	struct cix_str_index by_path;
 };
 
-static int cmp_by_path(const void *a, const void *b, void *infos)
+static void batch_index(struct batch *bt, size_t n)
 {
-	const struct cix_path_info *in = infos;
-	return strcmp(in[*(const size_t *)a].path, in[*(const size_t *)b].path);
-}
-
-static void batch_index(struct batch *bt)
-{
-	bt->by_path = xcalloc(bt->n + 1, sizeof(*bt->by_path));
-	for (size_t i = 0; i < bt->n; i++)
-		bt->by_path[i] = i;
-	qsort_r(bt->by_path, bt->n, sizeof(*bt->by_path), cmp_by_path, (void *)bt->infos);
+	bt->paths = xcalloc(n + 1, sizeof(*bt->paths));
+	for (size_t i = 0; i < n; i++)
+		bt->paths[i] = bt->infos[i].path;
+	cix_str_index_build(&bt->by_path, bt->paths, n);
 }
 
 static int batch_id(struct cix_db *db, const struct batch *bt, const char *path, int64_t *id,
 		    struct cix_err *err)
 {
-	size_t lo = 0, hi = bt->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(bt->infos[bt->by_path[mid]].path, path);
-		if (!c) {
-			*id = bt->ids[bt->by_path[mid]];
-			return 1;
-		}
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
+	long i = cix_str_index_find(&bt->by_path, path);
+	if (i >= 0) {
+		*id = bt->ids[i];
+		return 1;
 	}
 	return path_id(db, path, id, err);
 }
@@ -565,20 +579,22 @@ int cix_db_register_rows(struct cix_db *db, const struct cix_path_info *infos, s
 			 int64_t now, struct cix_err *err)
 {
 	int64_t *ids = xcalloc(n + 1, sizeof(*ids));
-	struct batch bt = { infos, ids, NULL, n };
+	struct batch bt = { .infos = infos, .ids = ids };
 	int r = 0;
 	/* Rows first, so that references among infos resolve in any order. */
 	for (size_t i = 0; !r && i < n; i++)
 		r = register_one(db, &infos[i], now, &ids[i], err);
 	if (!r)
-		batch_index(&bt);
+		batch_index(&bt, n);
 	for (size_t i = 0; !r && i < n; i++)
 		r = add_refs(db, &bt, i, err);
 	for (size_t i = 0; !r && i < n; i++)
 		for (size_t k = 0; !r && k < infos[i].nr_outputs; k++)
 			r = cix_db_add_drv_output(db, infos[i].path, infos[i].outputs[k].id,
 						  infos[i].outputs[k].path, err);
-	free(bt.by_path);
+	if (bt.paths)
+		cix_str_index_release(&bt.by_path);
+	free(bt.paths);
 	free(ids);
 	return r;
 }

@@ -18,7 +18,7 @@
  */
 struct cix_db;
 
-#define CIX_DB_SCHEMA_VERSION 3
+#define CIX_DB_SCHEMA_VERSION 4
 
 /* Open (creating with create != 0) the database file at path. */
 int cix_db_open(const char *path, int create, struct cix_db **out, struct cix_err *err);

@@ -110,6 +110,9 @@ struct cix_import_info {
  *   normal: cix_nar_restore removes its partial tree itself).
  *
  * restore_flags: flags of cix_nar_restore_flags, e.g. CIX_RESTORE_CANONICAL.
+ * target_dir: NULL, or the directory (an fd the caller keeps open) in
+ *   which every target is one file name (cix_nar_restore_at): no path to
+ *   walk and no directory to open per entry.
  *
  * The references are not checked against the store: the caller decides
  * whether each one is valid or came earlier in the stream (a path may
@@ -121,6 +124,7 @@ struct cix_import_ops {
 			 const struct cix_import_info *info, struct cix_err *err);
 	void (*discard)(void *opaque, const char *target);
 	int restore_flags;   /* passed to cix_nar_restore_flags */
+	int (*target_dir)(void *opaque);
 };
 
 /*

@@ -276,7 +276,11 @@ int cix_import_parse(cix_source_fn src, void *src_opaque, const char *store_dir,
 						 im.index);
 		}
 		nar_at = im.pos;
-		if (target)
+		if (target && ops->target_dir)
+			r = cix_nar_restore_at(counting_read, &im, ops->target_dir(opaque), target,
+					       ops->restore_flags, &info.nar_hash, &info.nar_size,
+					       im.err);
+		else if (target)
 			r = cix_nar_restore_flags(counting_read, &im, target, ops->restore_flags,
 						  &info.nar_hash, &info.nar_size, im.err);
 		else

@@ -217,21 +217,20 @@ int cix_nar_restore(cix_source_fn src, void *opaque, const char *target,
 	return cix_nar_restore_flags(src, opaque, target, 0, hash, size, err);
 }
 
-int cix_nar_restore_flags(cix_source_fn src, void *opaque, const char *target, int flags,
-			  struct cix_hash *hash, uint64_t *size, struct cix_err *err)
+/* The restore itself, into the name base of the directory pfd (not closed here). */
+static int restore_in(cix_source_fn src, void *opaque, int pfd, const char *base,
+		      const char *shown, int flags, struct cix_hash *hash, uint64_t *size,
+		      struct cix_err *err)
 {
 	struct restore rs = { .file_fd = -1, .canonical = !!(flags & CIX_RESTORE_CANONICAL) };
-	char *base = NULL;
-	int pfd = -1, r;
+	int r;
 
 	cix_err_clear(err);
-	if ((r = open_parent(target, &pfd, &base, err)) < 0)
-		return r;
 	/* Everything is created exclusively: an existing target is an error (EEXIST). */
 	rs.fds[0] = pfd;
 	rs.nfds = 1;
 	rs.pending = base;
-	strbuf_addstr(&rs.path, target);
+	strbuf_addstr(&rs.path, shown);
 	rs.lens[0] = rs.path.len;
 
 	r = cix_nar_parse(src, opaque, &restore_visitor, &rs, hash, size, err);
@@ -243,9 +242,31 @@ int cix_nar_restore_flags(cix_source_fn src, void *opaque, const char *target, i
 	if (r < 0 && rs.created)
 		cix_remove_tree_at(pfd, base, NULL);
 	strbuf_release(&rs.path);
+	return r;
+}
+
+int cix_nar_restore_flags(cix_source_fn src, void *opaque, const char *target, int flags,
+			  struct cix_hash *hash, uint64_t *size, struct cix_err *err)
+{
+	char *base = NULL;
+	int pfd = -1, r;
+
+	cix_err_clear(err);
+	if ((r = open_parent(target, &pfd, &base, err)) < 0)
+		return r;
+	r = restore_in(src, opaque, pfd, base, target, flags, hash, size, err);
 	close(pfd);
 	free(base);
 	return r;
+}
+
+int cix_nar_restore_at(cix_source_fn src, void *opaque, int dir_fd, const char *name,
+		       int flags, struct cix_hash *hash, uint64_t *size, struct cix_err *err)
+{
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return cix_error(err, -CIX_EINVAL, "cannot restore to '%s': not a new file name",
+				 name);
+	return restore_in(src, opaque, dir_fd, name, name, flags, hash, size, err);
 }
 
 int cix_source_expect_end(cix_source_fn src, void *opaque, struct cix_err *err)

@@ -71,6 +71,14 @@ int cix_nar_restore_flags(cix_source_fn src, void *opaque, const char *target, i
 			  struct cix_hash *hash, uint64_t *size, struct cix_err *err);
 
 /*
+ * As cix_nar_restore_flags, into name (one file name, made exclusively) in
+ * the directory dir_fd, which stays open: one open directory for many
+ * restores.
+ */
+int cix_nar_restore_at(cix_source_fn src, void *opaque, int dir_fd, const char *name,
+		       int flags, struct cix_hash *hash, uint64_t *size, struct cix_err *err);
+
+/*
  * After a NAR read from src, when nothing may follow it: 0 if src is at
  * its end, -CIX_EFORMAT if it has more, or src's error.
  */

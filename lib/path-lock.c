@@ -44,16 +44,16 @@ void cix_path_lock_name(const char *base, struct cix_path_lock *lock)
 }
 
 /* STATE/claims into p (reset first). */
-static void claims_dir(struct cix_store *s, struct strbuf *p)
+void cix_claims_dir(struct cix_store *s, struct strbuf *p)
 {
 	strbuf_reset(p);
 	strbuf_addf(p, "%s/%s", s->state_dir, CLAIMS_DIR);
 }
 
-static int claims_dir_open(struct cix_store *s)
+int cix_claims_dir_open(struct cix_store *s)
 {
 	struct strbuf p = STRBUF_INIT;
-	claims_dir(s, &p);
+	cix_claims_dir(s, &p);
 	int fd = open(p.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	strbuf_release(&p);
 	return fd;
@@ -86,7 +86,7 @@ static int claim_has(int cfd, const char *hash)
 /* The live claim of another process on base, as an fd to wait on, or -1. */
 static int claim_on(struct cix_store *s, const char *base)
 {
-	int dfd = claims_dir_open(s), cfd = -1;
+	int dfd = cix_claims_dir_open(s), cfd = -1;
 	char own[32];
 	DIR *d;
 	struct dirent *de;
@@ -193,113 +193,4 @@ void cix_path_unlock(struct cix_store *s, struct cix_path_lock *lock)
 	close(lock->fd);
 	free(lock->name);
 	lock->name = NULL;
-}
-
-/* Claim files of importers that died (we hold the turn: no other lives). */
-static void drop_dead_claims(int dfd)
-{
-	DIR *d = cix_fdopendir_dup(dfd);
-	struct dirent *de;
-	if (!d)
-		return;
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			unlinkat(dfd, de->d_name, 0);
-	closedir(d);
-}
-
-static int claim_files(struct cix_store *s, struct cix_path_claim *c, struct cix_err *err)
-{
-	struct strbuf p = STRBUF_INIT;
-	int r = 0;
-	claims_dir(s, &p);
-	if (mkdir(p.buf, 0755) < 0 && errno != EEXIST)
-		r = cix_error_errno(err, -errno, "cannot make '%s'", p.buf);
-	else if ((c->dir_fd = claims_dir_open(s)) < 0)
-		r = cix_error_errno(err, -errno, "cannot open '%s'", p.buf);
-	if (!r) {
-		struct strbuf name = STRBUF_INIT;
-		drop_dead_claims(c->dir_fd);
-		strbuf_addf(&name, "%ld-%ld", (long)getpid(), (long)c->dir_fd);
-		c->name = strbuf_detach(&name, NULL);
-		c->fd = openat(c->dir_fd, c->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-			       O_CLOEXEC, 0644);
-		if (c->fd < 0 || flock(c->fd, LOCK_EX) < 0)
-			r = cix_error_errno(err, -errno, "cannot make the claim '%s/%s'", p.buf,
-					    c->name);
-	}
-	strbuf_release(&p);
-	return r;
-}
-
-int cix_path_claim_begin(struct cix_store *s, struct cix_path_claim *c, struct cix_err *err)
-{
-	struct strbuf p = STRBUF_INIT;
-	int r = 0;
-	*c = (struct cix_path_claim){ .fd = -1, .dir_fd = -1, .turn_fd = -1 };
-	strbuf_addf(&p, "%s/claims.lock", s->state_dir);
-	c->turn_fd = open(p.buf, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (c->turn_fd < 0)
-		r = cix_error_errno(err, -errno, "cannot open '%s'", p.buf);
-	while (!r && flock(c->turn_fd, LOCK_EX) < 0)
-		if (errno != EINTR)
-			r = cix_error_errno(err, -errno, "cannot lock '%s'", p.buf);
-	strbuf_release(&p);
-	if (!r)
-		r = claim_files(s, c, err);
-	if (r < 0)
-		cix_path_claim_end(s, c);
-	return r;
-}
-
-int cix_path_claim(struct cix_store *s, struct cix_path_claim *c, const char *path,
-		   struct cix_err *err)
-{
-	struct cix_store_path_parts parts;
-	struct cix_path_lock lock;
-	struct stat st;
-	int r = cix_store_path_parse(s->store_dir, path, &parts, err), fd;
-	if (r < 0)
-		return r;
-	/* Claimed first: who takes the lock after we looked will see it. */
-	if (pwrite(c->fd, parts.hash, RECORD, (off_t)(c->nr * RECORD)) != RECORD)
-		return cix_error_errno(err, errno ? -errno : -EIO, "cannot write the claim '%s'",
-				       c->name);
-	c->nr++;
-	cix_path_lock_name(parts.base, &lock);
-	fd = openat(s->store_fd, lock.name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0) {
-		/* Held: wait for its holder to finish (it may have made the path). */
-		while ((r = flock(fd, LOCK_EX)) < 0 && errno == EINTR)
-			;
-		if (r < 0)
-			r = cix_error_errno(err, -errno, "cannot lock '%s'", lock.name);
-		else if (fstat(fd, &st) == 0 && st.st_nlink > 0)
-			unlinkat(s->store_fd, lock.name, 0);
-		close(fd);
-	} else if (errno != ENOENT) {
-		r = cix_error_errno(err, -errno, "cannot open lock '%s'", lock.name);
-	}
-	free(lock.name);
-	return r;
-}
-
-void cix_path_claim_end(struct cix_store *s, struct cix_path_claim *c)
-{
-	if (c->fd >= 0) {
-		unlinkat(c->dir_fd, c->name, 0);
-		close(c->fd);
-	}
-	if (c->dir_fd >= 0)
-		close(c->dir_fd);
-	if (c->turn_fd >= 0) {
-		/* (fails while claims of dead importers are there: the next one drops them) */
-		struct strbuf p = STRBUF_INIT;
-		claims_dir(s, &p);
-		rmdir(p.buf);
-		strbuf_release(&p);
-		close(c->turn_fd);
-	}
-	free(c->name);
-	*c = (struct cix_path_claim){ .fd = -1, .dir_fd = -1, .turn_fd = -1 };
 }

@@ -6,6 +6,7 @@
 #include "export.h"
 #include "nar-read.h"
 #include "store-path.h"
+#include "str-index.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,21 +35,27 @@ struct import {
 	struct cix_store *s;
 	struct entry *e;
 	size_t nr, alloc;
+	long pid;        /* ours, for the temporaries' names */
 };
 
+/* Targets are names in the temporaries' directory, held open by the store. */
 static int nar_target(void *opaque, char **target, struct cix_err *err)
 {
 	struct import *im = opaque;
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "%s/.cix-tmp/", im->s->store_dir);
-	cix_store_tmp_name(&sb);
+	cix_store_tmp_name_of(&sb, im->pid);
 	*target = strbuf_detach(&sb, NULL);
 	return 0;
 }
 
+static int target_dir(void *opaque)
+{
+	return ((struct import *)opaque)->s->tmp_fd;
+}
+
 static void discard(void *opaque, const char *target)
 {
-	cix_remove_tree_at(AT_FDCWD, target, NULL);
+	cix_remove_tree_at(target_dir(opaque), target, NULL);
 }
 
 static int path_done(void *opaque, const char *target, const struct cix_import_info *in,
@@ -58,7 +65,7 @@ static int path_done(void *opaque, const char *target, const struct cix_import_i
 	struct entry *e;
 	ALLOC_GROW(im->e, im->nr + 1, im->alloc);
 	e = memset(&im->e[im->nr++], 0, sizeof(*e));
-	e->tmp = xstrdup(strrchr(target, '/') + 1);
+	e->tmp = xstrdup(target);
 	e->info.path = xstrdup(in->meta.path);
 	e->info.nar_hash = in->nar_hash;
 	e->info.nar_size = in->nar_size;
@@ -71,79 +78,127 @@ static int path_done(void *opaque, const char *target, const struct cix_import_i
 	return 0;
 }
 
-static int cmp_entry(const void *a, const void *b)
+/* An entry with the first bytes of its path's hash part, to sort by without a miss. */
+struct sort_key {
+	uint64_t key;
+	struct entry *e;
+};
+
+static int cmp_key(const void *a, const void *b)
 {
-	const struct entry *x = *(struct entry *const *)a, *y = *(struct entry *const *)b;
-	int c = strcmp(x->info.path, y->info.path);
-	return c ? c : (x > y) - (x < y); /* the same path twice: stream order */
+	const struct sort_key *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	int c = strcmp(x->e->info.path, y->e->info.path);
+	return c ? c : (x->e > y->e) - (x->e < y->e); /* the same path twice: stream order */
 }
 
 /* The entries sorted by path, then by their place in the stream. */
 static struct entry **sorted_entries(struct import *im)
 {
+	struct sort_key *keys = xcalloc(im->nr + 1, sizeof(*keys));
 	struct entry **order = xcalloc(im->nr + 1, sizeof(*order));
+	size_t skip = strlen(im->s->store_dir) + 1;
+	for (size_t i = 0; i < im->nr; i++) {
+		const unsigned char *h = (const unsigned char *)im->e[i].info.path + skip;
+		keys[i].e = &im->e[i];
+		for (int k = 0; k < 8; k++)   /* (every path has 32 characters there) */
+			keys[i].key = keys[i].key << 8 | h[k];
+	}
+	qsort(keys, im->nr, sizeof(*keys), cmp_key);
 	for (size_t i = 0; i < im->nr; i++)
-		order[i] = &im->e[i];
-	qsort(order, im->nr, sizeof(*order), cmp_entry);
+		order[i] = keys[i].e;
+	free(keys);
 	return order;
 }
 
-/* Whether path comes in the stream before entry e (the first of it, if repeated). */
-static int earlier(struct entry **order, size_t n, const char *path, const struct entry *e)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(order[mid]->info.path, path) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && !strcmp(order[lo]->info.path, path) && order[lo] < e;
-}
-
 /* Each reference must be valid already, the path itself, or come earlier. */
-static int check_refs(struct import *im, struct entry **order, struct cix_err *err)
+static int check_refs(struct import *im, struct cix_err *err)
 {
-	for (size_t i = 0; i < im->nr; i++) {
+	const char **paths = xcalloc(im->nr + 1, sizeof(*paths));
+	struct cix_str_index first;   /* of a path repeated, its first place */
+	int r = 0;
+	for (size_t i = 0; i < im->nr; i++)
+		paths[i] = im->e[i].info.path;
+	cix_str_index_build(&first, paths, im->nr);
+	for (size_t i = 0; !r && i < im->nr; i++) {
 		struct cix_path_info *in = &im->e[i].info;
-		for (size_t k = 0; k < in->nr_refs; k++) {
+		for (size_t k = 0; !r && k < in->nr_refs; k++) {
 			const char *ref = in->refs[k];
-			if (!strcmp(ref, in->path) || earlier(order, im->nr, ref, &im->e[i]))
+			long at = cix_str_index_find(&first, ref);
+			if ((at >= 0 && (size_t)at < i) || !strcmp(ref, in->path))
 				continue;
-			int r = cix_store_add_temp_root(im->s, ref, err);
+			r = cix_store_add_temp_root(im->s, ref, err);
 			if (!r)
 				r = cix_db_is_valid(im->s->db, ref, err);
-			if (r < 0)
-				return r;
 			if (!r)
-				return cix_error(err, -CIX_ENOTFOUND,
-						 "cannot import '%s': its reference '%s' is neither valid nor earlier in the stream",
-						 in->path, ref);
+				r = cix_error(err, -CIX_ENOTFOUND,
+					      "cannot import '%s': its reference '%s' is neither valid nor earlier in the stream",
+					      in->path, ref);
+			r = r < 0 ? r : 0;
 		}
 	}
-	return 0;
+	cix_str_index_release(&first);
+	free(paths);
+	return r;
 }
 
-static int tmp_path(struct import *im, struct entry *e, struct strbuf *sb)
+/* The first entry of each path, in sorted order (the first one is imported): their count. */
+static size_t first_of_each(struct import *im, struct entry **order)
 {
-	strbuf_reset(sb);
-	strbuf_addf(sb, "%s/.cix-tmp/%s", im->s->store_dir, e->tmp);
-	return 0;
+	size_t n = 0;
+	for (size_t i = 0; i < im->nr; i++)
+		if (!n || strcmp(order[n - 1]->info.path, order[i]->info.path))
+			order[n++] = order[i];
+	return n;
 }
 
-/* Claimed: into place, unless valid already. */
-static int claim_one(struct import *im, struct cix_path_claim *claim, int tfd,
-		     struct entry *e, struct cix_err *err)
+/*
+ * Which of the claimed paths are valid already, in one snapshot taken
+ * after every claim: nobody can register one of them from then on.
+ */
+static int skip_valid(struct import *im, struct entry **order, size_t n, char *valid,
+		      struct cix_err *err)
+{
+	int r = cix_store_read_begin(im->s, err);
+	for (size_t i = 0; !r && i < n; i++)
+		if ((r = cix_db_is_valid(im->s->db, order[i]->info.path, err)) >= 0)
+			valid[i] = (char)r, r = 0;
+	cix_store_read_end(im->s);
+	return r;
+}
+
+/* Into place; an invalid leftover of a crash in the way goes first. */
+static int move_one(struct import *im, struct entry *e, struct cix_err *err)
 {
 	struct cix_store *s = im->s;
 	const char *base = e->info.path + strlen(s->store_dir) + 1;
-	int r = cix_path_claim(s, claim, e->info.path, err);
-	if (!r && (r = cix_db_is_valid(s->db, e->info.path, err)) > 0)
-		return 0;
-	if (!r && (r = cix_remove_tree_at(s->store_fd, base, err)) == 0 &&
-	    (r = cix_store_move_in(s, tfd, e->tmp, base, err)) == 0)
+	int r = cix_store_move_in(s, s->tmp_fd, e->tmp, base, err);
+	if (r == -EEXIST && (r = cix_remove_tree_at(s->store_fd, base, err)) == 0)
+		r = cix_store_move_in(s, s->tmp_fd, e->tmp, base, err);
+	if (!r)
 		e->moved = 1;
+	return r;
+}
+
+/* Claim every path, in ascending order, and move in those not valid yet. */
+static int claim_and_move(struct import *im, struct cix_path_claim *claim,
+			  struct entry **order, struct cix_err *err)
+{
+	size_t n = first_of_each(im, order);
+	char *valid = xcalloc(n + 1, 1);
+	const char **paths = xcalloc(n + 1, sizeof(*paths));
+	int r;
+	for (size_t i = 0; i < n; i++)
+		paths[i] = order[i]->info.path;
+	r = cix_path_claim_all(im->s, claim, paths, n, err);
+	free(paths);
+	if (!r)
+		r = skip_valid(im, order, n, valid, err);
+	for (size_t i = 0; !r && i < n; i++)
+		if (!valid[i])
+			r = move_one(im, order[i], err);
+	free(valid);
 	return r;
 }
 
@@ -156,7 +211,7 @@ static int commit(struct import *im, struct entry **order, struct cix_err *err)
 	const char **paths = xcalloc(im->nr + 1, sizeof(*paths));
 	struct cix_path_claim claim;
 	size_t n = 0;
-	int tfd = -1, r;
+	int r;
 
 	for (size_t i = 0; i < im->nr; i++)
 		paths[i] = order[i]->info.path;
@@ -165,13 +220,7 @@ static int commit(struct import *im, struct entry **order, struct cix_err *err)
 		r = cix_path_claim_begin(s, &claim, err);
 	if (r < 0)
 		goto out;
-	tfd = openat(s->store_fd, TMP_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (tfd < 0)
-		r = cix_error_errno(err, -errno, "cannot open '%s/%s'", s->store_dir, TMP_DIR);
-	/* (the same path again in the stream: the first is imported) */
-	for (size_t i = 0; !r && i < im->nr; i++)
-		if (!i || strcmp(order[i - 1]->info.path, order[i]->info.path))
-			r = claim_one(im, &claim, tfd, order[i], err);
+	r = claim_and_move(im, &claim, order, err);
 	for (size_t i = 0; i < im->nr; i++)
 		if (im->e[i].moved)
 			moved[n++] = im->e[i].info.path;
@@ -189,8 +238,6 @@ static int commit(struct import *im, struct entry **order, struct cix_err *err)
 	for (size_t i = 0; r < 0 && i < n; i++)
 		cix_remove_path(s, moved[i], NULL);
 	cix_path_claim_end(s, &claim);
-	if (tfd >= 0)
-		close(tfd);
 out:
 	free(paths);
 	free(moved);
@@ -202,12 +249,8 @@ static void release(struct import *im)
 {
 	for (size_t i = 0; i < im->nr; i++) {
 		struct entry *e = &im->e[i];
-		if (e->tmp && !e->moved) {
-			struct strbuf sb = STRBUF_INIT;
-			tmp_path(im, e, &sb);
-			cix_remove_tree_at(AT_FDCWD, sb.buf, NULL);
-			strbuf_release(&sb);
-		}
+		if (e->tmp && !e->moved)
+			cix_remove_tree_at(im->s->tmp_fd, e->tmp, NULL);
 		free(e->tmp);
 		cix_path_info_release(&e->info);
 	}
@@ -218,15 +261,15 @@ int cix_store_import(struct cix_store *s, cix_source_fn src, void *src_opaque,
 		     cix_path_fn imported, void *opaque, struct cix_err *err)
 {
 	static const struct cix_import_ops ops = { nar_target, path_done, discard,
-						   CIX_RESTORE_CANONICAL };
-	struct import im = { .s = s };
+						   CIX_RESTORE_CANONICAL, target_dir };
+	struct import im = { .s = s, .pid = (long)getpid() };
 	struct entry **order = NULL;
 	int r = cix_store_need_tmp(s, err);
 	if (!r)
 		r = cix_import_parse(src, src_opaque, s->store_dir, &ops, &im, err);
 	if (!r) {
 		order = sorted_entries(&im);
-		r = check_refs(&im, order, err);
+		r = check_refs(&im, err);
 	}
 	if (!r)
 		r = commit(&im, order, err);

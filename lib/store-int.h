@@ -33,8 +33,9 @@ int cix_path_lock_take(struct cix_store *s, struct cix_path_lock *lock, int nonb
 /*
  * A claim keeps many paths from other writers with O(1) descriptors (see
  * path-lock.c). Begin it (waiting for other claims to end), claim each
- * path in ascending order (waits while another holds the path's lock),
- * then, with nobody else at the paths, check, move in, register; end it.
+ * path in ascending order (waits while another holds the path's lock), or
+ * all at once (cix_path_claim_all), then, with nobody else at the paths,
+ * check, move in, register; end it.
  */
 struct cix_path_claim {
 	int fd, dir_fd, turn_fd;
@@ -44,6 +45,12 @@ struct cix_path_claim {
 int cix_path_claim_begin(struct cix_store *s, struct cix_path_claim *c, struct cix_err *err);
 int cix_path_claim(struct cix_store *s, struct cix_path_claim *c, const char *path,
 		   struct cix_err *err);
+/* paths[0..n): ascending, without repeats, none claimed yet. */
+int cix_path_claim_all(struct cix_store *s, struct cix_path_claim *c, const char *const *paths,
+		       size_t n, struct cix_err *err);
 void cix_path_claim_end(struct cix_store *s, struct cix_path_claim *c);
+/* STATE/claims, its name into p (reset first), or opened (-1: missing). */
+void cix_claims_dir(struct cix_store *s, struct strbuf *p);
+int cix_claims_dir_open(struct cix_store *s);
 
 #endif

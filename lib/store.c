@@ -199,11 +199,15 @@ static void *dump_thread(void *arg)
 	return NULL;
 }
 
-void cix_store_tmp_name(struct strbuf *base)
+void cix_store_tmp_name_of(struct strbuf *base, long pid)
 {
 	static unsigned counter;
-	strbuf_addf(base, "tmp-%ld-%u", (long)getpid(),
-		    __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
+	strbuf_addf(base, "tmp-%ld-%u", pid, __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
+}
+
+void cix_store_tmp_name(struct strbuf *base)
+{
+	cix_store_tmp_name_of(base, (long)getpid());
 }
 
 /*
@@ -304,18 +308,21 @@ int cix_store_move_in(struct cix_store *s, int tmp_fd, const char *tmp, const ch
 {
 	static const struct timespec times[2] = { { 1, 0 }, { 1, 0 } };
 	struct stat st;
+	if (renameat2(tmp_fd, tmp, s->store_fd, base, RENAME_NOREPLACE) == 0)
+		return 0;
 	/*
 	 * Moving a directory to another parent rewrites its "..", which needs
 	 * write access to it: without root, open it up for the move only.
+	 * (Tried second: the first try costs root nothing.)
 	 */
-	int reopen = geteuid() != 0 && fstatat(tmp_fd, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		     S_ISDIR(st.st_mode);
-	if (reopen && fchmodat(tmp_fd, tmp, 0755, 0) < 0)
+	if (errno != EACCES || geteuid() == 0 ||
+	    fstatat(tmp_fd, tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 		return cix_error_errno(err, -errno, "cannot move '%s' into the store", base);
-	if (renameat2(tmp_fd, tmp, s->store_fd, base, RENAME_NOREPLACE) < 0)
+	if (fchmodat(tmp_fd, tmp, 0755, 0) < 0 ||
+	    renameat2(tmp_fd, tmp, s->store_fd, base, RENAME_NOREPLACE) < 0)
 		return cix_error_errno(err, -errno, "cannot move '%s' into the store", base);
-	if (reopen && (fchmodat(s->store_fd, base, 0555, 0) < 0 ||
-		       utimensat(s->store_fd, base, times, AT_SYMLINK_NOFOLLOW) < 0))
+	if (fchmodat(s->store_fd, base, 0555, 0) < 0 ||
+	    utimensat(s->store_fd, base, times, AT_SYMLINK_NOFOLLOW) < 0)
 		return cix_error_errno(err, -errno, "cannot set metadata of '%s'", base);
 	return 0;
 }

@@ -266,6 +266,8 @@ void cix_store_close_tmp(struct cix_store *s);
 
 /* Append a fresh temporary name, tmp-PID-N, for STORE/.cix-tmp/. */
 void cix_store_tmp_name(struct strbuf *base);
+/* The same for the process pid (the caller's, looked up once for many). */
+void cix_store_tmp_name_of(struct strbuf *base, long pid);
 
 /* A held per-path lock. */
 struct cix_path_lock {

@@ -78,6 +78,7 @@ test_expect_success 'the import waits for a held lock; meanwhile its claimed pat
 	# (each "&" below ends an and-list: what comes before it runs here)
 	mkdir -p store &&
 	xbase=$(basename "$(cat x)") && w=$(cat w) && wbase=$(basename "$w") &&
+	echo leftover >"store/$wbase" &&
 	rm -f release || return 1
 	flock "store/$xbase.lock" sh -c "while [ ! -e release ]; do sleep 0.1; done" &
 	holder=$! &&
@@ -85,12 +86,13 @@ test_expect_success 'the import waits for a held lock; meanwhile its claimed pat
 	cix store --import <all.exp >imp.out 2>imp.err &
 	imp=$! &&
 	wait_for_claim 301 &&
-	# W, below X, is claimed and in place; an add of it waits for the claim.
-	test -e "store/$wbase" || return 1
+	# W, below X, is claimed: an invalid leftover in its place stays (the
+	# paths move in once all are claimed), and an add of W waits for the claim.
+	test "$(cat "store/$wbase")" = leftover || return 1
 	cix store --add f >add.out 2>add.err &
 	add=$! &&
 	cix gc >gc.out 2>&1 &&
-	test -e "store/$wbase" &&
+	test "$(cat "store/$wbase")" = leftover &&
 	sleep 0.5 &&
 	kill -0 $imp && kill -0 $add &&
 	test_must_fail cix store --check-validity "$w" 2>/dev/null &&
@@ -122,6 +124,31 @@ test_expect_success 'a claim of a killed importer is void' '
 	test "$(cat add.out)" = "$(cat w)" &&
 	cix store --import <all.exp >imp.out &&
 	test_line_count = 301 imp.out &&
+	cix store --verify --check-contents &&
+	test_path_is_missing state/claims
+'
+
+# A few paths into a larger store: each path's lock is looked at, not the
+# whole directory (path-claim.c); a held one is waited for just the same.
+test_expect_success 'a small import into a larger store waits for a held lock' '
+	echo "one more" >g &&
+	v=$(cix store --add g) && vbase=$(basename "$v") &&
+	cix store --export "$v" >one.exp &&
+	cix store --delete "$v" &&
+	test "$(ls store | wc -l)" -gt 300 &&
+	rm -f release || return 1
+	flock "store/$vbase.lock" sh -c "while [ ! -e release ]; do sleep 0.1; done" &
+	holder=$! &&
+	i=0 && while [ ! -e "store/$vbase.lock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	cix store --import <one.exp >one.out 2>one.err &
+	imp=$! &&
+	wait_for_claim 1 &&
+	sleep 0.3 &&
+	kill -0 $imp &&
+	test_must_fail cix store --check-validity "$v" 2>/dev/null &&
+	touch release &&
+	wait $holder && wait $imp &&
+	test "$(cat one.out)" = "$v" &&
 	cix store --verify --check-contents &&
 	test_path_is_missing state/claims
 '

@@ -30,6 +30,17 @@ static int gather(const char *path, void *opaque)
 	return 0;
 }
 
+/* The integer the query sql gives (-1 if none). */
+static int count_rows(sqlite3 *h, const char *sql)
+{
+	sqlite3_stmt *st;
+	int n = -1;
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
 int main(void)
 {
 	char dir[256], file[300];
@@ -69,6 +80,10 @@ int main(void)
 
 	is_int(cix_db_invalidate(db, B, &err), -CIX_EEXIST, "B still referenced by C");
 	is_int(cix_db_invalidate(db, C, &err), 0, "C deleted");
+	strbuf_reset(&got);
+	cix_db_referrers(db, B, gather, NULL, &err);
+	/* (registrations run without foreign key checks: deletes still cascade) */
+	is_str(got.buf, B " ", "C's references went with it");
 	is_int(cix_db_invalidate(db, B, &err), 0, "then B (self reference does not count)");
 	is_int(cix_db_invalidate(db, B, &err), -CIX_ENOTFOUND, "B no longer valid");
 
@@ -92,18 +107,40 @@ int main(void)
 		is_int(cix_db_is_valid(db, D, &err), 1, "and D is valid there");
 		cix_db_close(db2);
 	}
+	struct cix_path_info again = info(B, refs_b, 2);
+	is_int(cix_db_register(db, &again, 1, &err), 0, "B again, with its references");
 	cix_db_close(db);
 
 	/* A version 1 database is brought up to date when opened. */
 	sqlite3 *h;
 	sqlite3_stmt *st;
 	sqlite3_open(file, &h);
-	sqlite3_exec(h, "create index IndexReferrer on Refs(referrer);"
-		     "create index IndexReference on Refs(reference);"
-		     "drop index IndexReferenceReferrer; pragma user_version = 1", NULL, NULL, NULL);
+	int refs_before = count_rows(h, "select count(*) from Refs");
+	/* Refs as version 1 made it: a rowid table, with the trigger naming it. */
+	ok(sqlite3_exec(h, "drop trigger DeleteSelfRefs; drop index IndexReferenceReferrer;"
+			"create table Refs1 (referrer integer not null,"
+			" reference integer not null, primary key (referrer, reference),"
+			" foreign key (referrer) references ValidPaths(id) on delete cascade,"
+			" foreign key (reference) references ValidPaths(id) on delete restrict);"
+			"insert into Refs1 select * from Refs; drop table Refs;"
+			"alter table Refs1 rename to Refs;"
+			"create trigger DeleteSelfRefs before delete on ValidPaths begin"
+			" delete from Refs where referrer = old.id and reference = old.id; end;"
+			"create index IndexReferrer on Refs(referrer);"
+			"create index IndexReference on Refs(reference);"
+			"pragma user_version = 1", NULL, NULL, NULL) == SQLITE_OK && refs_before > 0,
+	   "a version 1 database (%d references)", refs_before);
 	sqlite3_close(h);
 	ok(cix_db_open(file, 0, &db, &err) == 0, "open a version 1 database");
 	cix_db_close(db);
+	sqlite3_open(file, &h);
+	is_int(count_rows(h, "select count(*) from Refs"), refs_before,
+	       "its references kept by the migration");
+	is_int(count_rows(h, "select count(*) from sqlite_master where name = 'Refs'"
+			  " and sql like '%without rowid'"), 1, "Refs is without rowid (version 4)");
+	is_int(count_rows(h, "select count(*) from sqlite_master where name = 'DeleteSelfRefs'"),
+	       1, "the trigger made again");
+	sqlite3_close(h);
 	sqlite3_open(file, &h);
 	sqlite3_prepare_v2(h, "select (select count(*) from sqlite_master where name ="
 			   " 'IndexReferenceReferrer'), (select user_version from pragma_user_version),"
