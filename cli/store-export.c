@@ -5,6 +5,7 @@
 #include "export.h"
 #include "nar-read.h"
 #include "remote.h"
+#include "str-index.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,35 +40,104 @@ static int out_sink(void *opaque, const void *data, size_t len)
 	return 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The paths given, sorted without repeats, each valid and queried once. */
+static int query_args(struct cix_store *s, char **args, size_t nargs,
+		      struct cix_path_info *infos, size_t *n, struct cix_err *err)
+{
+	char **sorted = xcalloc(nargs + 1, sizeof(*sorted));
+	int r = 0;
+	*n = 0;
+	for (size_t i = 0; !r && i < nargs; i++)
+		r = cix_store_check_path(s, sorted[i] = args[i], err);
+	if (!r)
+		qsort(sorted, nargs, sizeof(*sorted), cmp_str);
+	for (size_t i = 0; !r && i < nargs; i++)
+		if (!i || strcmp(sorted[i - 1], sorted[i]))
+			sorted[(*n)++] = sorted[i];
+	if (!r)
+		r = cix_store_query_many(s, (const char *const *)sorted, *n, infos, err);
+	if (r < 0)
+		*n = 0;
+	free(sorted);
+	return r < 0 ? r : 0;
+}
+
+static int cmp_index(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The graph of infos[0..n) (sorted by path): their references among them. */
+static void infos_graph(const struct cix_path_info *infos, size_t n, struct cix_db_graph *g)
+{
+	struct cix_str_index at;
+	size_t nr_refs = 0, k = 0;
+	g->nr = n;
+	g->paths = xcalloc(n + 1, sizeof(*g->paths));
+	g->refs_at = xcalloc(n + 1, sizeof(*g->refs_at));
+	for (size_t i = 0; i < n; i++) {
+		g->paths[i] = infos[i].path;
+		nr_refs += infos[i].nr_refs;
+	}
+	g->refs = xcalloc(nr_refs + 1, sizeof(*g->refs));
+	cix_str_index_build(&at, (const char *const *)g->paths, n);
+	for (size_t i = 0; i < n; i++) {
+		g->refs_at[i] = k;
+		for (size_t j = 0; j < infos[i].nr_refs; j++) {
+			long x = cix_str_index_find(&at, infos[i].refs[j]);
+			if (x >= 0)
+				g->refs[k++] = (size_t)x;
+		}
+		/* Visited in sorted order, as nix-store does (they mostly come so). */
+		qsort(g->refs + g->refs_at[i], k - g->refs_at[i], sizeof(*g->refs), cmp_index);
+	}
+	g->refs_at[n] = k;
+	cix_str_index_release(&at);
+}
+
+/* Each path of the graph, in nix-store's order, as an entry of the stream. */
+static int export_all(struct cix_store *s, const struct cix_path_info *infos, size_t n,
+		      struct strbuf *out, struct cix_err *err)
+{
+	struct cix_db_graph g;
+	size_t *order = xcalloc(n + 1, sizeof(*order)), skip = strlen(s->store_dir) + 1;
+	int r = 0;
+	infos_graph(infos, n, &g);
+	graph_order(&g, order);
+	for (size_t k = 0; !r && k < n; k++) {
+		const struct cix_path_info *in = &infos[order[k]];
+		struct cix_export_meta m = { in->path, (const char *const *)in->refs,
+					     in->nr_refs, in->deriver };
+		/* Each NAR read from the store's directory: one lookup a path. */
+		r = s->store_fd >= 0
+			? cix_export_path_at(out_sink, out, s->store_fd, in->path + skip, &m, err)
+			: cix_export_path(out_sink, out, in->path, &m, err);
+	}
+	free(g.paths);
+	free(g.refs_at);
+	free(g.refs);
+	free(order);
+	return r;
+}
+
 int op_export(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
-	struct strvec ps = { 0 };
-	struct strbuf order = STRBUF_INIT;
+	struct cix_path_info *infos = xcalloc((size_t)nargs + 1, sizeof(*infos));
 	struct strbuf out = STRBUF_INIT;
 	struct cix_err err = { 0 };
+	size_t n = 0;
 	int r = cix_store_read_begin(s, &err);
 
-	for (int i = 0; !r && i < nargs; i++) {
-		if ((r = cix_store_check_path(s, args[i], &err)) < 0)
-			break;
-		if ((r = cix_store_is_valid(s, args[i], &err)) == 0)
-			r = cix_error(&err, -CIX_ENOTFOUND, "path '%s' is not valid", args[i]);
-		if (r > 0)
-			r = set_add(args[i], &ps);
-	}
 	if (!r)
-		r = topo_print(s, &ps, &order, &err);
-	for (char *line = order.buf, *nl; !r && *line; line = nl + 1) {
-		struct cix_path_info info;
-		nl = strchr(line, '\n');
-		*nl = '\0';
-		if ((r = cix_store_query(s, line, &info, &err)) < 0)
-			break;
-		struct cix_export_meta m = { info.path, (const char *const *)info.refs,
-					     info.nr_refs, info.deriver };
-		r = cix_export_path(out_sink, &out, info.path, &m, &err);
-		cix_path_info_release(&info);
-	}
+		r = query_args(s, args, (size_t)nargs, infos, &n, &err);
+	if (!r)
+		r = export_all(s, infos, n, &out, &err);
 	cix_store_read_end(s);
 	if (!r)
 		r = cix_export_end(out_sink, &out, &err);
@@ -76,8 +146,9 @@ int op_export(struct cix_store *s, const struct store_flags *f, char **args, int
 	if (fr < 0 && !r)
 		r = fr;
 	strbuf_release(&out);
-	strbuf_release(&order);
-	strvec_clear(&ps);
+	for (size_t i = 0; i < n; i++)
+		cix_path_info_release(&infos[i]);
+	free(infos);
 	if (r < 0 && !err.msg[0])
 		cix_error_errno(&err, r, "cannot write to standard output");
 	return r < 0 ? error_err(&err) : 0;

@@ -55,17 +55,18 @@ int set_add(const char *path, void *opaque)
 }
 
 /*
- * Print g's paths as nix-store does: depth-first over the paths in sorted
- * order, each after the paths it refers to (within g), so that
- * dependencies come before what depends on them. The walk keeps its own
- * stack: a chain of references may be as long as the store.
+ * g's nodes in nix-store's order into order[0..g->nr): depth-first over
+ * the paths in sorted order, each after the paths it refers to (within
+ * g), so that dependencies come before what depends on them. The walk
+ * keeps its own stack: a chain of references may be as long as the store.
  */
-static void graph_print(const struct cix_db_graph *g, struct strbuf *out)
+void graph_order(const struct cix_db_graph *g, size_t *order)
 {
 	struct frame {
 		size_t node, next;
 	} *stack = xcalloc(g->nr + 1, sizeof(*stack));
 	unsigned char *seen = xcalloc(g->nr + 1, 1);
+	size_t k = 0;
 
 	for (size_t root = 0; root < g->nr; root++) {
 		size_t sp = 0;
@@ -83,17 +84,28 @@ static void graph_print(const struct cix_db_graph *g, struct strbuf *out)
 				}
 				continue;
 			}
-			if (out) {
-				strbuf_addstr(out, g->paths[f->node]);
-				strbuf_addch(out, '\n');
-			} else {
-				puts(g->paths[f->node]);
-			}
+			order[k++] = f->node;
 			sp--;
 		}
 	}
 	free(seen);
 	free(stack);
+}
+
+/* g's paths in graph_order, a line each, to out or (if NULL) stdout. */
+static void graph_print(const struct cix_db_graph *g, struct strbuf *out)
+{
+	size_t *order = xcalloc(g->nr + 1, sizeof(*order));
+	graph_order(g, order);
+	for (size_t k = 0; k < g->nr; k++) {
+		if (out) {
+			strbuf_addstr(out, g->paths[order[k]]);
+			strbuf_addch(out, '\n');
+		} else {
+			puts(g->paths[order[k]]);
+		}
+	}
+	free(order);
 }
 
 int topo_print(struct cix_store *s, const struct strvec *ps, struct strbuf *out,

@@ -39,6 +39,8 @@ int set_add(const char *path, void *opaque /* struct strvec * */);
  */
 int topo_print(struct cix_store *s, const struct strvec *ps, struct strbuf *out,
 	       struct cix_err *err);
+/* The same order as node indices of g, into order[0..g->nr). */
+void graph_order(const struct cix_db_graph *g, size_t *order);
 
 int op_export(struct cix_store *s, const struct store_flags *f, char **args, int nargs);
 int op_import(struct cix_store *s, const struct store_flags *f, char **args, int nargs);

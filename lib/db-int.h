@@ -18,6 +18,15 @@ void cix_db_end_write(struct cix_db *db);
 /* err gets "database: what: SQLite's message"; returns -CIX_EFORMAT. */
 int cix_db_error(struct cix_db *db, struct cix_err *err, const char *what);
 
+/*
+ * The columns of a ValidPaths row (id, hash, registrationTime, deriver,
+ * narSize, sigs, ca, ultimate: S_QUERY's) into info, without references.
+ */
+struct sqlite3_stmt;
+int cix_db_row_info(struct sqlite3_stmt *s, const char *path, struct cix_path_info *info,
+		    struct cix_err *err);
+#define CIX_DB_ROW_COLUMNS "id, hash, registrationTime, deriver, narSize, sigs, ca, ultimate"
+
 /* Run sql (no rows); the error is recorded in err. */
 int cix_db_exec(struct cix_db *db, const char *sql, struct cix_err *err);
 

@@ -52,6 +52,13 @@ int cix_db_is_valid(struct cix_db *db, const char *path, struct cix_err *err);
 /* Fill info (references included); -CIX_ENOTFOUND if path is not valid. */
 int cix_db_query(struct cix_db *db, const char *path, struct cix_path_info *info,
 		 struct cix_err *err);
+/*
+ * cix_db_query of paths[0..n) into infos[0..n), in the caller's read
+ * transaction; the paths of the references are looked up once each
+ * (lib/db-query-many.c). All or nothing: on an error no info is left.
+ */
+int cix_db_query_many(struct cix_db *db, const char *const *paths, size_t n,
+		      struct cix_path_info *infos, struct cix_err *err);
 
 /*
  * Register infos[0..n) in one transaction: each path becomes valid with its

@@ -5,6 +5,7 @@
 #include "store-path.h"
 
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
 
 static int put_u64(cix_sink_fn sink, void *opaque, uint64_t v)
@@ -121,17 +122,23 @@ out:
 	return r < 0 ? sink_error(err, r) : 0;
 }
 
-int cix_export_path(cix_sink_fn sink, void *opaque, const char *fs_path,
-		    const struct cix_export_meta *m, struct cix_err *err)
+int cix_export_path_at(cix_sink_fn sink, void *opaque, int dir_fd, const char *name,
+		       const struct cix_export_meta *m, struct cix_err *err)
 {
 	int r;
 
 	cix_err_clear(err);
 	if ((r = cix_export_meta_check(m, err)) < 0 ||
 	    (r = cix_export_begin(sink, opaque, err)) < 0 ||
-	    (r = cix_nar_dump(fs_path, sink, opaque, err)) < 0)
+	    (r = cix_nar_dump_at(dir_fd, name, sink, opaque, err)) < 0)
 		return r;
 	return cix_export_meta(sink, opaque, m, err);
+}
+
+int cix_export_path(cix_sink_fn sink, void *opaque, const char *fs_path,
+		    const struct cix_export_meta *m, struct cix_err *err)
+{
+	return cix_export_path_at(sink, opaque, AT_FDCWD, fs_path, m, err);
 }
 
 int cix_export_end(cix_sink_fn sink, void *opaque, struct cix_err *err)

@@ -63,6 +63,9 @@ struct cix_export_meta {
  */
 int cix_export_path(cix_sink_fn sink, void *opaque, const char *fs_path,
 		    const struct cix_export_meta *m, struct cix_err *err);
+/* The same, the NAR of name in the directory dir_fd (one lookup, no path walk). */
+int cix_export_path_at(cix_sink_fn sink, void *opaque, int dir_fd, const char *name,
+		       const struct cix_export_meta *m, struct cix_err *err);
 
 /*
  * The pieces of cix_export_path, for a caller that has the NAR some other

@@ -85,6 +85,20 @@ int cix_store_query(struct cix_store *s, const char *path, struct cix_path_info 
 			 : cix_db_query(s->db, path, info, err);
 }
 
+int cix_store_query_many(struct cix_store *s, const char *const *paths, size_t n,
+			 struct cix_path_info *infos, struct cix_err *err)
+{
+	int r = 0;
+	if (!s->remote)
+		return cix_db_query_many(s->db, paths, n, infos, err);
+	memset(infos, 0, n * sizeof(*infos));
+	for (size_t i = 0; !r && i < n; i++)
+		r = cix_remote_query(s->remote, paths[i], &infos[i], err);
+	for (size_t i = 0; r < 0 && i < n; i++)
+		cix_path_info_release(&infos[i]);
+	return r;
+}
+
 int cix_store_read_begin(struct cix_store *s, struct cix_err *err)
 {
 	return s->remote ? 0 : cix_db_exec(s->db, "begin", err);

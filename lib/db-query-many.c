@@ -1,0 +1,188 @@
+/* db-query-many.c - the path infos of many paths, their references' paths looked up once */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "db-int.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * cix_db_query joins each reference to its row for the path: one b-tree
+ * descent a reference, into the biggest table. A closure's paths share
+ * their references (and mostly refer to one another), so here the
+ * references are read as ids from Refs alone and each id's path is looked
+ * up once, from the paths queried or from the table.
+ */
+
+/* id -> path, open addressing; paths owned when looked up here. */
+struct id_map {
+	int64_t *ids;
+	char **paths;
+	unsigned char *owned;
+	size_t mask, nr;
+};
+
+static size_t id_slot(const struct id_map *m, int64_t id)
+{
+	uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15u;
+	size_t k = (size_t)(h >> 32) & m->mask;
+	while (m->paths[k] && m->ids[k] != id)
+		k = (k + 1) & m->mask;
+	return k;
+}
+
+static void id_map_init(struct id_map *m, size_t size)
+{
+	m->mask = size - 1;
+	m->nr = 0;
+	m->ids = xcalloc(size, sizeof(*m->ids));
+	m->paths = xcalloc(size, sizeof(*m->paths));
+	m->owned = xcalloc(size, 1);
+}
+
+static void id_map_put(struct id_map *m, int64_t id, char *path, int owned);
+
+static void id_map_grow(struct id_map *m)
+{
+	struct id_map old = *m;
+	id_map_init(m, 2 * (old.mask + 1));
+	for (size_t k = 0; k <= old.mask; k++)
+		if (old.paths[k])
+			id_map_put(m, old.ids[k], old.paths[k], old.owned[k]);
+	free(old.ids);
+	free(old.paths);
+	free(old.owned);
+}
+
+static void id_map_put(struct id_map *m, int64_t id, char *path, int owned)
+{
+	if (2 * (m->nr + 1) > m->mask + 1)
+		id_map_grow(m);
+	size_t k = id_slot(m, id);
+	if (!m->paths[k])
+		m->nr++;
+	m->ids[k] = id;
+	m->paths[k] = path;
+	m->owned[k] = (unsigned char)owned;
+}
+
+static void id_map_release(struct id_map *m)
+{
+	for (size_t k = 0; k <= m->mask; k++)
+		if (m->owned[k])
+			free(m->paths[k]);
+	free(m->ids);
+	free(m->paths);
+	free(m->owned);
+}
+
+struct queries {
+	struct cix_db *db;
+	sqlite3_stmt *row, *ref_ids, *path_of;
+	struct id_map paths;
+};
+
+static int prepare(struct queries *q, struct cix_err *err)
+{
+	static const char *const sql[3] = {
+		"select " CIX_DB_ROW_COLUMNS " from ValidPaths where path = ?",
+		"select reference from Refs where referrer = ?",
+		"select path from ValidPaths where id = ?",
+	};
+	sqlite3_stmt **st[3] = { &q->row, &q->ref_ids, &q->path_of };
+	for (int i = 0; i < 3; i++)
+		if (sqlite3_prepare_v3(cix_db_sqlite(q->db), sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+				       st[i], NULL) != SQLITE_OK)
+			return cix_db_error(q->db, err, "cannot prepare a query");
+	return 0;
+}
+
+/* The row of path into info; its id into *id. */
+static int query_row(struct queries *q, const char *path, struct cix_path_info *info,
+		     int64_t *id, struct cix_err *err)
+{
+	int rc, r;
+	sqlite3_bind_text(q->row, 1, path, -1, SQLITE_STATIC);
+	rc = sqlite3_step(q->row);
+	if (rc == SQLITE_DONE)
+		r = cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid", path);
+	else if (rc != SQLITE_ROW)
+		r = cix_db_error(q->db, err, "cannot query path");
+	else if ((r = cix_db_row_info(q->row, path, info, err)) == 0)
+		*id = sqlite3_column_int64(q->row, 0);
+	sqlite3_reset(q->row);
+	return r;
+}
+
+/* The path of id, from the map or the table. */
+static const char *path_of(struct queries *q, int64_t id, struct cix_err *err)
+{
+	size_t k = id_slot(&q->paths, id);
+	char *p;
+	if (q->paths.paths[k])
+		return q->paths.paths[k];
+	sqlite3_bind_int64(q->path_of, 1, id);
+	if (sqlite3_step(q->path_of) != SQLITE_ROW) {
+		cix_error(err, -CIX_EFORMAT, "database: a reference to the missing path id %lld",
+			  (long long)id);
+		sqlite3_reset(q->path_of);
+		return NULL;
+	}
+	p = xstrdup((const char *)sqlite3_column_text(q->path_of, 0));
+	sqlite3_reset(q->path_of);
+	id_map_put(&q->paths, id, p, 1);
+	return p;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* info's references (sorted, as cix_db_query gives them). */
+static int query_refs(struct queries *q, int64_t id, struct cix_path_info *info,
+		      struct cix_err *err)
+{
+	size_t alloc = 0;
+	int rc;
+	sqlite3_bind_int64(q->ref_ids, 1, id);
+	while ((rc = sqlite3_step(q->ref_ids)) == SQLITE_ROW) {
+		const char *p = path_of(q, sqlite3_column_int64(q->ref_ids, 0), err);
+		if (!p)
+			break;
+		ALLOC_GROW(info->refs, info->nr_refs + 1, alloc);
+		info->refs[info->nr_refs++] = xstrdup(p);
+	}
+	sqlite3_reset(q->ref_ids);
+	if (rc != SQLITE_DONE)
+		return rc == SQLITE_ROW ? -CIX_EFORMAT : cix_db_error(q->db, err, "query failed");
+	qsort(info->refs, info->nr_refs, sizeof(*info->refs), cmp_path);
+	return 0;
+}
+
+int cix_db_query_many(struct cix_db *db, const char *const *paths, size_t n,
+		      struct cix_path_info *infos, struct cix_err *err)
+{
+	struct queries q = { .db = db };
+	int64_t *ids = xcalloc(n + 1, sizeof(*ids));
+	size_t size = 64;
+	int r;
+	while (size < 4 * n)
+		size *= 2;
+	id_map_init(&q.paths, size);
+	memset(infos, 0, n * sizeof(*infos));
+	r = prepare(&q, err);
+	for (size_t i = 0; !r && i < n; i++)
+		if ((r = query_row(&q, paths[i], &infos[i], &ids[i], err)) == 0)
+			id_map_put(&q.paths, ids[i], infos[i].path, 0);
+	for (size_t i = 0; !r && i < n; i++)
+		r = query_refs(&q, ids[i], &infos[i], err);
+	for (size_t i = 0; r < 0 && i < n; i++)
+		cix_path_info_release(&infos[i]);
+	sqlite3_finalize(q.row);
+	sqlite3_finalize(q.ref_ids);
+	sqlite3_finalize(q.path_of);
+	id_map_release(&q.paths);
+	free(ids);
+	return r;
+}
