@@ -114,24 +114,42 @@ static int query_row(struct queries *q, const char *path, struct cix_path_info *
 	return r;
 }
 
-/* The path of id, from the map or the table. */
-static const char *path_of(struct queries *q, int64_t id, struct cix_err *err)
+/* The path of id into the map, from the table. */
+static int look_up(struct queries *q, int64_t id, struct cix_err *err)
 {
-	size_t k = id_slot(&q->paths, id);
-	char *p;
-	if (q->paths.paths[k])
-		return q->paths.paths[k];
+	int rc;
 	sqlite3_bind_int64(q->path_of, 1, id);
-	if (sqlite3_step(q->path_of) != SQLITE_ROW) {
-		cix_error(err, -CIX_EFORMAT, "database: a reference to the missing path id %lld",
-			  (long long)id);
-		sqlite3_reset(q->path_of);
-		return NULL;
-	}
-	p = xstrdup((const char *)sqlite3_column_text(q->path_of, 0));
+	rc = sqlite3_step(q->path_of);
+	if (rc == SQLITE_ROW)
+		id_map_put(&q->paths, id,
+			   xstrdup((const char *)sqlite3_column_text(q->path_of, 0)), 1);
 	sqlite3_reset(q->path_of);
-	id_map_put(&q->paths, id, p, 1);
-	return p;
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? cix_error(err, -CIX_EFORMAT,
+					     "database: a reference to the missing path id %lld",
+					     (long long)id)
+				 : cix_db_error(q->db, err, "query failed");
+}
+
+/* The reference ids of id, appended to *refs. */
+static int ref_ids(struct queries *q, int64_t id, int64_t **refs, size_t *nr, size_t *alloc,
+		   struct cix_err *err)
+{
+	int rc;
+	sqlite3_bind_int64(q->ref_ids, 1, id);
+	while ((rc = sqlite3_step(q->ref_ids)) == SQLITE_ROW) {
+		ALLOC_GROW(*refs, *nr + 1, *alloc);
+		(*refs)[(*nr)++] = sqlite3_column_int64(q->ref_ids, 0);
+	}
+	sqlite3_reset(q->ref_ids);
+	return rc == SQLITE_DONE ? 0 : cix_db_error(q->db, err, "query failed");
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
 }
 
 static int cmp_path(const void *a, const void *b)
@@ -139,25 +157,49 @@ static int cmp_path(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* info's references (sorted, as cix_db_query gives them). */
-static int query_refs(struct queries *q, int64_t id, struct cix_path_info *info,
-		      struct cix_err *err)
+/*
+ * Every info's references. Read in the order of the ids, and the paths of
+ * the ids not queried looked up in ascending order: b-tree pages are then
+ * visited mostly in order, not at random.
+ */
+static int query_refs(struct queries *q, const int64_t *ids, struct cix_path_info *infos,
+		      size_t n, struct cix_err *err)
 {
-	size_t alloc = 0;
-	int rc;
-	sqlite3_bind_int64(q->ref_ids, 1, id);
-	while ((rc = sqlite3_step(q->ref_ids)) == SQLITE_ROW) {
-		const char *p = path_of(q, sqlite3_column_int64(q->ref_ids, 0), err);
-		if (!p)
-			break;
-		ALLOC_GROW(info->refs, info->nr_refs + 1, alloc);
-		info->refs[info->nr_refs++] = xstrdup(p);
+	int64_t (*by_id)[2] = xcalloc(n + 1, sizeof(*by_id)), *refs = NULL, *missing;
+	size_t *at = xcalloc(n + 1, sizeof(*at)), nr = 0, alloc = 0, nr_missing = 0;
+	int r = 0;
+	for (size_t i = 0; i < n; i++)
+		by_id[i][0] = ids[i], by_id[i][1] = (int64_t)i;
+	qsort(by_id, n, sizeof(*by_id), cmp_id);
+	for (size_t k = 0; !r && k < n; k++) {
+		at[by_id[k][1]] = nr;
+		r = ref_ids(q, by_id[k][0], &refs, &nr, &alloc, err);
+		infos[by_id[k][1]].nr_refs = nr - at[by_id[k][1]];
 	}
-	sqlite3_reset(q->ref_ids);
-	if (rc != SQLITE_DONE)
-		return rc == SQLITE_ROW ? -CIX_EFORMAT : cix_db_error(q->db, err, "query failed");
-	qsort(info->refs, info->nr_refs, sizeof(*info->refs), cmp_path);
-	return 0;
+	missing = xcalloc(nr + 1, sizeof(*missing));
+	for (size_t j = 0; !r && j < nr; j++)
+		if (!q->paths.paths[id_slot(&q->paths, refs[j])])
+			missing[nr_missing++] = refs[j];
+	qsort(missing, nr_missing, sizeof(*missing), cmp_id);
+	for (size_t j = 0; !r && j < nr_missing; j++)
+		if (!j || missing[j] != missing[j - 1])
+			r = look_up(q, missing[j], err);
+	for (size_t i = 0; !r && i < n; i++) {
+		struct cix_path_info *in = &infos[i];
+		in->refs = xcalloc(in->nr_refs + 1, sizeof(*in->refs));
+		for (size_t j = 0; j < in->nr_refs; j++)
+			in->refs[j] = xstrdup(q->paths.paths[id_slot(&q->paths, refs[at[i] + j])]);
+		qsort(in->refs, in->nr_refs, sizeof(*in->refs), cmp_path);
+	}
+	if (r < 0)
+		for (size_t i = 0; i < n; i++)
+			if (!infos[i].refs)
+				infos[i].nr_refs = 0;
+	free(missing);
+	free(refs);
+	free(at);
+	free(by_id);
+	return r;
 }
 
 int cix_db_query_many(struct cix_db *db, const char *const *paths, size_t n,
@@ -175,8 +217,8 @@ int cix_db_query_many(struct cix_db *db, const char *const *paths, size_t n,
 	for (size_t i = 0; !r && i < n; i++)
 		if ((r = query_row(&q, paths[i], &infos[i], &ids[i], err)) == 0)
 			id_map_put(&q.paths, ids[i], infos[i].path, 0);
-	for (size_t i = 0; !r && i < n; i++)
-		r = query_refs(&q, ids[i], &infos[i], err);
+	if (!r)
+		r = query_refs(&q, ids, infos, n, err);
 	for (size_t i = 0; r < 0 && i < n; i++)
 		cix_path_info_release(&infos[i]);
 	sqlite3_finalize(q.row);

@@ -90,22 +90,31 @@ int cix_export_begin(cix_sink_fn sink, void *opaque, struct cix_err *err)
 	return r < 0 ? sink_error(err, r) : 0;
 }
 
-int cix_export_meta(cix_sink_fn sink, void *opaque,
-		    const struct cix_export_meta *m, struct cix_err *err)
+/* Whether refs[0..n) ascend strictly: as the store gives them, nothing to sort. */
+static int ascending(const char *const *refs, size_t n)
 {
-	const char **refs = NULL;
-	size_t nr = 0;
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(refs[i - 1], refs[i]) >= 0)
+			return 0;
+	return 1;
+}
+
+/* The entry's end, m checked already. */
+static int put_meta(cix_sink_fn sink, void *opaque, const struct cix_export_meta *m,
+		    struct cix_err *err)
+{
+	const char **refs = (const char **)m->refs, **copy = NULL;
+	size_t nr = m->nr_refs;
 	int r;
 
-	if ((r = cix_export_meta_check(m, err)) < 0)
-		return r;
-	if (m->nr_refs) {
-		refs = xmalloc(m->nr_refs * sizeof(*refs));
-		memcpy(refs, m->refs, m->nr_refs * sizeof(*refs));
-		qsort(refs, m->nr_refs, sizeof(*refs), cix_cmp_str);
+	if (!ascending(m->refs, m->nr_refs)) {
+		refs = copy = xmalloc(m->nr_refs * sizeof(*refs));
+		memcpy(copy, m->refs, m->nr_refs * sizeof(*refs));
+		qsort(copy, m->nr_refs, sizeof(*refs), cix_cmp_str);
+		nr = 0;
 		for (size_t i = 0; i < m->nr_refs; i++)
-			if (!nr || strcmp(refs[nr - 1], refs[i]))
-				refs[nr++] = refs[i];
+			if (!nr || strcmp(copy[nr - 1], copy[i]))
+				copy[nr++] = copy[i];
 	}
 	if ((r = put_u64(sink, opaque, CIX_EXPORT_MAGIC)) < 0 ||
 	    (r = put_str(sink, opaque, m->path)) < 0 ||
@@ -118,8 +127,15 @@ int cix_export_meta(cix_sink_fn sink, void *opaque,
 	    (r = put_u64(sink, opaque, 0)) < 0)
 		goto out;
 out:
-	free(refs);
+	free(copy);
 	return r < 0 ? sink_error(err, r) : 0;
+}
+
+int cix_export_meta(cix_sink_fn sink, void *opaque,
+		    const struct cix_export_meta *m, struct cix_err *err)
+{
+	int r = cix_export_meta_check(m, err);
+	return r < 0 ? r : put_meta(sink, opaque, m, err);
 }
 
 int cix_export_path_at(cix_sink_fn sink, void *opaque, int dir_fd, const char *name,
@@ -132,7 +148,7 @@ int cix_export_path_at(cix_sink_fn sink, void *opaque, int dir_fd, const char *n
 	    (r = cix_export_begin(sink, opaque, err)) < 0 ||
 	    (r = cix_nar_dump_at(dir_fd, name, sink, opaque, err)) < 0)
 		return r;
-	return cix_export_meta(sink, opaque, m, err);
+	return put_meta(sink, opaque, m, err);
 }
 
 int cix_export_path(cix_sink_fn sink, void *opaque, const char *fs_path,

@@ -12,11 +12,14 @@ static int needs_escape(unsigned char c)
 void strbuf_add_quoted(struct strbuf *sb, const void *s, size_t len)
 {
 	const unsigned char *p = s;
-	for (size_t i = 0; i < len; i++) {
-		if (needs_escape(p[i]))
-			strbuf_addf(sb, "\\x%02x", p[i]);
-		else
-			strbuf_addch(sb, p[i]);
+	for (size_t i = 0; i < len;) {
+		size_t run = i;
+		while (run < len && !needs_escape(p[run]))
+			run++;
+		strbuf_add(sb, p + i, run - i);   /* the plain run at once */
+		if (run < len)
+			strbuf_addf(sb, "\\x%02x", p[run++]);
+		i = run;
 	}
 }
 
