@@ -189,10 +189,23 @@ void cix_db_all_release(struct cix_db_all *a)
 	memset(a, 0, sizeof(*a));
 }
 
+/* The row id, with its references and outputs (the three deletes, in order). */
+static int delete_row(struct cix_db *db, sqlite3_stmt *const *del, sqlite3_int64 id,
+		      struct cix_err *err)
+{
+	for (int k = 0; k < 3; k++) {
+		sqlite3_reset(del[k]);
+		sqlite3_bind_int64(del[k], 1, id);
+		if (sqlite3_step(del[k]) != SQLITE_DONE)
+			return cix_db_error(db, err, "cannot delete path");
+	}
+	return 0;
+}
+
 long cix_db_invalidate_many(struct cix_db *db, const char *const *paths, size_t n,
 			    unsigned char *done, struct cix_err *err)
 {
-	sqlite3_stmt *id = NULL, *has = NULL, *del = NULL;
+	sqlite3_stmt *id = NULL, *has = NULL, *del = NULL, *del_refs = NULL, *del_outs = NULL;
 	long count = 0;
 	int r;
 
@@ -211,11 +224,18 @@ long cix_db_invalidate_many(struct cix_db *db, const char *const *paths, size_t 
 	 */
 	if ((r = cix_db_exec(db, "pragma cache_size = -32768", err)) < 0)
 		return r;
-	if ((r = cix_db_begin_write(db, err)) < 0)
+	/*
+	 * Without the foreign keys' work: "has" below is their restriction
+	 * (asked once, where SQLite would ask again), and the cascades are
+	 * the two deletes before the row's.
+	 */
+	if ((r = cix_db_begin_write_unchecked(db, err)) < 0)
 		goto sync;
 	if ((r = prepare(db, "select id from ValidPaths where path = ?", &id, err)) < 0 ||
 	    (r = prepare(db, "select 1 from Refs where reference = ?1 and referrer != ?1 limit 1",
 			 &has, err)) < 0 ||
+	    (r = prepare(db, "delete from Refs where referrer = ?", &del_refs, err)) < 0 ||
+	    (r = prepare(db, "delete from DerivationOutputs where drv = ?", &del_outs, err)) < 0 ||
 	    (r = prepare(db, "delete from ValidPaths where id = ?", &del, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
@@ -237,12 +257,8 @@ long cix_db_invalidate_many(struct cix_db *db, const char *const *paths, size_t 
 			r = cix_db_error(db, err, "cannot query referrers");
 			goto out;
 		}
-		sqlite3_reset(del);
-		sqlite3_bind_int64(del, 1, row);
-		if (sqlite3_step(del) != SQLITE_DONE) {
-			r = cix_db_error(db, err, "cannot delete path");
+		if ((r = delete_row(db, (sqlite3_stmt *[]){ del_refs, del_outs, del }, row, err)) < 0)
 			goto out;
-		}
 		done[i] = 1;
 		count++;
 	}
@@ -253,12 +269,14 @@ out:
 	sqlite3_finalize(id);
 	sqlite3_finalize(has);
 	sqlite3_finalize(del);
+	sqlite3_finalize(del_refs);
+	sqlite3_finalize(del_outs);
 	if (r < 0) {
 		cix_db_exec(db, "rollback", NULL);
 		memset(done, 0, n);
 	}
 	cix_db_end_write(db);
 sync:
-	cix_db_exec(db, "pragma synchronous = normal", NULL);
+	cix_db_exec(db, "pragma synchronous = normal; pragma foreign_keys = on", NULL);
 	return r < 0 ? r : count;
 }

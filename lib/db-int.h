@@ -15,6 +15,12 @@ struct sqlite3 *cix_db_sqlite(struct cix_db *db);
 /* A write transaction ("begin immediate") in the writers' queue, and its end. */
 int cix_db_begin_write(struct cix_db *db, struct cix_err *err);
 void cix_db_end_write(struct cix_db *db);
+/*
+ * The same without SQLite's foreign key checks and cascades, for a caller
+ * that does their work itself (the collector's deletions: db-gc.c); the
+ * next begin turns them on again.
+ */
+int cix_db_begin_write_unchecked(struct cix_db *db, struct cix_err *err);
 /* err gets "database: what: SQLite's message"; returns -CIX_EFORMAT. */
 int cix_db_error(struct cix_db *db, struct cix_err *err, const char *what);
 

@@ -342,14 +342,25 @@ fail:
 	return r;
 }
 
-static int begin_write(struct cix_db *db, struct cix_err *err)
+static int begin_write_keys(struct cix_db *db, int keys, struct cix_err *err)
 {
 	int r;
 	cix_writer_lock(db->writer);
 	/* (on again if a failed registration could not turn them back: db-commit.c) */
-	if ((r = cix_db_exec(db, "pragma foreign_keys = on; begin immediate", err)) < 0)
+	if ((r = cix_db_exec(db, keys ? "pragma foreign_keys = on; begin immediate"
+				      : "pragma foreign_keys = off; begin immediate", err)) < 0)
 		end_write(db);
 	return r;
+}
+
+static int begin_write(struct cix_db *db, struct cix_err *err)
+{
+	return begin_write_keys(db, 1, err);
+}
+
+int cix_db_begin_write_unchecked(struct cix_db *db, struct cix_err *err)
+{
+	return begin_write_keys(db, 0, err);
 }
 
 static void end_write(struct cix_db *db)

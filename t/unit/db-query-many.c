@@ -1,9 +1,10 @@
-/* db-query-many.c - unit tests for cix_db_query_many and the string index */
+/* db-query-many.c - unit tests for cix_db_query_many, the collector's deletes, the string index */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "tap.h"
 #include "db-int.h"
 #include "str-index.h"
 
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,17 @@ static int same_info(const struct cix_path_info *a, const struct cix_path_info *
 		if (strcmp(a->refs[i], b->refs[i]))
 			return 0;
 	return 1;
+}
+
+static int count(struct cix_db *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int n = -1;
+	if (sqlite3_prepare_v2(cix_db_sqlite(db), sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
 }
 
 static void test_index(void)
@@ -62,6 +74,9 @@ int main(void)
 	struct cix_path_info in[] = { info(P("a"), NULL, 0), info(P("b"), rb, 1),
 				      info(P("c"), rc, 2), info(P("d"), rd, 2),
 				      info(P("g"), NULL, 0) };
+	struct cix_drv_output_row out = { "out", P("g") };
+	in[3].outputs = &out;
+	in[3].nr_outputs = 1;
 	is_int(cix_db_register(db, in, 5, &err), 0, "register five paths");
 
 	/* Some references inside the set asked for, some outside it. */
@@ -80,6 +95,17 @@ int main(void)
 	       "a path not valid: %s", err.msg);
 	ok(!got[0].path && !got[1].path, "nothing left of the others");
 	cix_db_exec(db, "commit", NULL);
+
+	/* The collector's deletes do the foreign keys' work themselves. */
+	const char *dead[] = { P("c"), P("b"), P("a"), P("d") };
+	unsigned char done[4];
+	is_int((int)cix_db_invalidate_many(db, dead, 4, done, &err), 3, "three of four deleted");
+	ok(done[0] && done[1] && !done[2] && done[3], "a kept: d referred to it when it came");
+	is_int(count(db, "select count(*) from Refs"), 0, "no reference left (d's with it)");
+	is_int(count(db, "select count(*) from DerivationOutputs"), 0, "nor d's output");
+	is_int(count(db, "select count(*) from pragma_foreign_key_check"), 0, "foreign keys hold");
+	ok(sqlite3_exec(cix_db_sqlite(db), "insert into Refs values (999, 999)", NULL, NULL,
+			NULL) != SQLITE_OK, "and SQLite checks them again afterwards");
 	cix_db_close(db);
 
 	char cmd[300];
