@@ -107,9 +107,52 @@ static int get_id(void *opaque, int64_t id, const char *path, int64_t referrer,
 	return 0;
 }
 
-static int cmp_node(const void *a, const void *b)
+/* A node with the first bytes of its path's last component, to sort by without a miss. */
+struct sort_key {
+	uint64_t key;
+	struct node node;
+};
+
+static int cmp_key(const void *a, const void *b)
 {
-	return strcmp(((const struct node *)a)->path, ((const struct node *)b)->path);
+	const struct sort_key *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return strcmp(x->node.path, y->node.path);
+}
+
+/* The length of the directory part that every path of nodes shares: 0 if not one. */
+static size_t shared_dir(const struct node *nodes, size_t n)
+{
+	const char *slash = n ? strrchr(nodes[0].path, '/') : NULL;
+	size_t dir = slash ? (size_t)(slash - nodes[0].path) + 1 : 0;
+	for (size_t i = 1; dir && i < n; i++)
+		if (strncmp(nodes[i].path, nodes[0].path, dir))
+			dir = 0;
+	return dir;
+}
+
+/*
+ * Sorted by path. The key, the big-endian bytes after the directory all
+ * paths share (store paths: the hash part), orders as strcmp does; equal
+ * keys go to strcmp.
+ */
+static void sort_nodes(struct node *nodes, size_t n)
+{
+	struct sort_key *k = xcalloc(n + 1, sizeof(*k));
+	size_t dir = shared_dir(nodes, n);
+	for (size_t i = 0; i < n; i++) {
+		const unsigned char *p = (const unsigned char *)nodes[i].path + dir;
+		size_t j = 0;
+		k[i].node = nodes[i];
+		for (; j < 8 && p[j]; j++)
+			k[i].key = k[i].key << 8 | p[j];
+		k[i].key <<= 8 * (8 - j);
+	}
+	qsort(k, n, sizeof(*k), cmp_key);
+	for (size_t i = 0; i < n; i++)
+		nodes[i] = k[i].node;
+	free(k);
 }
 
 static int cmp_edge(const void *a, const void *b)
@@ -118,6 +161,29 @@ static int cmp_edge(const void *a, const void *b)
 	if (x->from != y->from)
 		return x->from < y->from ? -1 : 1;
 	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+/*
+ * Edges (node indices) sorted by (from, to): counted into buckets by from
+ * in one pass, each bucket (a node's few references) sorted on its own.
+ */
+static void sort_edges(struct edge *edges, size_t k, size_t n)
+{
+	size_t *at = xcalloc(n + 2, sizeof(*at));
+	struct edge *out = xcalloc(k + 1, sizeof(*out));
+	for (size_t i = 0; i < k; i++)
+		at[edges[i].from + 2]++;
+	for (size_t i = 2; i < n + 2; i++)
+		at[i] += at[i - 1];
+	for (size_t i = 0; i < k; i++)
+		out[at[edges[i].from + 1]++] = edges[i];
+	/* at[f + 1] is now the end of f's bucket, at[f] its start */
+	for (size_t f = 0; f < n; f++)
+		if (at[f + 1] - at[f] > 1)
+			qsort(out + at[f], at[f + 1] - at[f], sizeof(*out), cmp_edge);
+	memcpy(edges, out, k * sizeof(*out));
+	free(out);
+	free(at);
 }
 
 static void builder_release(struct builder *b)
@@ -135,7 +201,7 @@ static void finish(struct builder *b, struct cix_db_graph *g)
 	size_t n = 0, k = 0;
 
 	if (b->nr > 1)
-		qsort(b->nodes, b->nr, sizeof(*b->nodes), cmp_node);
+		sort_nodes(b->nodes, b->nr);
 	/* Only invalid paths (without edges) can be there twice. */
 	for (size_t i = 0; i < b->nr; i++)
 		if (n && !strcmp(b->nodes[n - 1].path, b->nodes[i].path))
@@ -153,8 +219,7 @@ static void finish(struct builder *b, struct cix_db_graph *g)
 			k++;
 		}
 	}
-	if (k > 1)
-		qsort(b->edges, k, sizeof(*b->edges), cmp_edge);
+	sort_edges(b->edges, k, n);
 
 	g->nr = n;
 	g->paths = xcalloc(n + 1, sizeof(*g->paths));

@@ -33,6 +33,14 @@ int cix_db_row_info(struct sqlite3_stmt *s, const char *path, struct cix_path_in
 		    struct cix_err *err);
 #define CIX_DB_ROW_COLUMNS "id, hash, registrationTime, deriver, narSize, sigs, ca, ultimate"
 
+/*
+ * The rows of cix_db_edges for the closure of the path whose id is start,
+ * through references, or referrers if referrers (lib/db-closure.c); fn's
+ * negative code stops it. Inside the caller's read transaction.
+ */
+int cix_db_closure_edges(struct cix_db *db, int64_t start, int referrers, cix_db_edge_fn fn,
+			 void *opaque, struct cix_err *err);
+
 /* Run sql (no rows); the error is recorded in err. */
 int cix_db_exec(struct cix_db *db, const char *sql, struct cix_err *err);
 

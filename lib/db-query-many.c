@@ -1,6 +1,7 @@
 /* db-query-many.c - the path infos of many paths, their references' paths looked up once */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "db-int.h"
+#include "id-map.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -14,72 +15,10 @@
  * up once, from the paths queried or from the table.
  */
 
-/* id -> path, open addressing; paths owned when looked up here. */
-struct id_map {
-	int64_t *ids;
-	char **paths;
-	unsigned char *owned;
-	size_t mask, nr;
-};
-
-static size_t id_slot(const struct id_map *m, int64_t id)
-{
-	uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15u;
-	size_t k = (size_t)(h >> 32) & m->mask;
-	while (m->paths[k] && m->ids[k] != id)
-		k = (k + 1) & m->mask;
-	return k;
-}
-
-static void id_map_init(struct id_map *m, size_t size)
-{
-	m->mask = size - 1;
-	m->nr = 0;
-	m->ids = xcalloc(size, sizeof(*m->ids));
-	m->paths = xcalloc(size, sizeof(*m->paths));
-	m->owned = xcalloc(size, 1);
-}
-
-static void id_map_put(struct id_map *m, int64_t id, char *path, int owned);
-
-static void id_map_grow(struct id_map *m)
-{
-	struct id_map old = *m;
-	id_map_init(m, 2 * (old.mask + 1));
-	for (size_t k = 0; k <= old.mask; k++)
-		if (old.paths[k])
-			id_map_put(m, old.ids[k], old.paths[k], old.owned[k]);
-	free(old.ids);
-	free(old.paths);
-	free(old.owned);
-}
-
-static void id_map_put(struct id_map *m, int64_t id, char *path, int owned)
-{
-	if (2 * (m->nr + 1) > m->mask + 1)
-		id_map_grow(m);
-	size_t k = id_slot(m, id);
-	if (!m->paths[k])
-		m->nr++;
-	m->ids[k] = id;
-	m->paths[k] = path;
-	m->owned[k] = (unsigned char)owned;
-}
-
-static void id_map_release(struct id_map *m)
-{
-	for (size_t k = 0; k <= m->mask; k++)
-		if (m->owned[k])
-			free(m->paths[k]);
-	free(m->ids);
-	free(m->paths);
-	free(m->owned);
-}
-
 struct queries {
 	struct cix_db *db;
 	sqlite3_stmt *row, *ref_ids, *path_of;
-	struct id_map paths;
+	struct cix_id_map paths;   /* id -> path (owned when looked up here) */
 };
 
 static int prepare(struct queries *q, struct cix_err *err)
@@ -121,8 +60,8 @@ static int look_up(struct queries *q, int64_t id, struct cix_err *err)
 	sqlite3_bind_int64(q->path_of, 1, id);
 	rc = sqlite3_step(q->path_of);
 	if (rc == SQLITE_ROW)
-		id_map_put(&q->paths, id,
-			   xstrdup((const char *)sqlite3_column_text(q->path_of, 0)), 1);
+		cix_id_map_put(&q->paths, id,
+			       xstrdup((const char *)sqlite3_column_text(q->path_of, 0)), 1);
 	sqlite3_reset(q->path_of);
 	if (rc == SQLITE_ROW)
 		return 0;
@@ -178,7 +117,7 @@ static int query_refs(struct queries *q, const int64_t *ids, struct cix_path_inf
 	}
 	missing = xcalloc(nr + 1, sizeof(*missing));
 	for (size_t j = 0; !r && j < nr; j++)
-		if (!q->paths.paths[id_slot(&q->paths, refs[j])])
+		if (!cix_id_map_get(&q->paths, refs[j]))
 			missing[nr_missing++] = refs[j];
 	qsort(missing, nr_missing, sizeof(*missing), cmp_id);
 	for (size_t j = 0; !r && j < nr_missing; j++)
@@ -188,7 +127,7 @@ static int query_refs(struct queries *q, const int64_t *ids, struct cix_path_inf
 		struct cix_path_info *in = &infos[i];
 		in->refs = xcalloc(in->nr_refs + 1, sizeof(*in->refs));
 		for (size_t j = 0; j < in->nr_refs; j++)
-			in->refs[j] = xstrdup(q->paths.paths[id_slot(&q->paths, refs[at[i] + j])]);
+			in->refs[j] = xstrdup(cix_id_map_get(&q->paths, refs[at[i] + j]));
 		qsort(in->refs, in->nr_refs, sizeof(*in->refs), cmp_path);
 	}
 	if (r < 0)
@@ -207,16 +146,13 @@ int cix_db_query_many(struct cix_db *db, const char *const *paths, size_t n,
 {
 	struct queries q = { .db = db };
 	int64_t *ids = xcalloc(n + 1, sizeof(*ids));
-	size_t size = 64;
 	int r;
-	while (size < 4 * n)
-		size *= 2;
-	id_map_init(&q.paths, size);
+	cix_id_map_init(&q.paths, 2 * n);
 	memset(infos, 0, n * sizeof(*infos));
 	r = prepare(&q, err);
 	for (size_t i = 0; !r && i < n; i++)
 		if ((r = query_row(&q, paths[i], &infos[i], &ids[i], err)) == 0)
-			id_map_put(&q.paths, ids[i], infos[i].path, 0);
+			cix_id_map_put(&q.paths, ids[i], infos[i].path, 0);
 	if (!r)
 		r = query_refs(&q, ids, infos, n, err);
 	for (size_t i = 0; r < 0 && i < n; i++)
@@ -224,7 +160,7 @@ int cix_db_query_many(struct cix_db *db, const char *const *paths, size_t n,
 	sqlite3_finalize(q.row);
 	sqlite3_finalize(q.ref_ids);
 	sqlite3_finalize(q.path_of);
-	id_map_release(&q.paths);
+	cix_id_map_release(&q.paths);
 	free(ids);
 	return r;
 }

@@ -663,15 +663,29 @@ int cix_db_referrers(struct cix_db *db, const char *path, cix_path_fn fn, void *
 	return list_by_path(db, S_REFERRERS, path, fn, opaque, err);
 }
 
+/* A closure's rows (db-closure.c), in one read transaction of their own if none is open. */
+static int closure_edges(struct cix_db *db, const char *path, int referrers,
+			 cix_db_edge_fn fn, void *opaque, struct cix_err *err)
+{
+	int own = sqlite3_get_autocommit(db->h), r;
+	int64_t id;
+	if (own && (r = cix_db_exec(db, "begin", err)) < 0)
+		return r;
+	if ((r = path_id(db, path, &id, err)) > 0 &&
+	    (r = cix_db_closure_edges(db, id, referrers, fn, opaque, err)) == 0)
+		r = 1;
+	if (own)
+		cix_db_exec(db, "commit", NULL);
+	return r;
+}
+
 int cix_db_edges(struct cix_db *db, const char *path, enum cix_db_edges_mode mode,
 		 cix_db_edge_fn fn, void *opaque, struct cix_err *err)
 {
-	static const enum stmt which[] = {
-		[CIX_DB_EDGES_PATH] = S_EDGES,
-		[CIX_DB_EDGES_REQUISITES] = S_CLOSURE_REFS,
-		[CIX_DB_EDGES_REFERRERS_CLOSURE] = S_CLOSURE_REFERRERS,
-	};
-	sqlite3_stmt *s = stmt(db, which[mode], err);
+	if (mode != CIX_DB_EDGES_PATH)
+		return closure_edges(db, path, mode == CIX_DB_EDGES_REFERRERS_CLOSURE, fn, opaque,
+				     err);
+	sqlite3_stmt *s = stmt(db, S_EDGES, err);
 	int rc, r = 0;
 	if (!s)
 		return -CIX_EFORMAT;
