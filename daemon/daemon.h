@@ -78,6 +78,7 @@ struct conn {
 	gid_t gid;
 	pid_t pid;
 	int trusted;
+	int snapshot;                /* a read transaction is kept (cix_db_snapshot_hold) */
 	const struct cix_conf *conf;
 	/* The caches this client's builds use (NULL: none), and --fallback. */
 	char *substitute_urls;
@@ -126,7 +127,13 @@ struct op {
 	op_fn fn;
 };
 
-/* ops-query.c, ops-add.c, ops-add-nar.c, ops-build.c, ops-gc.c, ops-log.c */
+/*
+ * ops-query.c, ops-add.c, ops-add-nar.c, ops-build.c, ops-gc.c, ops-log.c.
+ * daemon_read_ops only read the database: they are served in the read
+ * transaction kept from the last of them while nothing was committed
+ * since (cix_db_snapshot_hold); any other operation ends it first.
+ */
+extern const struct op daemon_read_ops[];
 extern const struct op daemon_query_ops[];
 extern const struct op daemon_add_ops[];
 extern const struct op daemon_add_nar_ops[];

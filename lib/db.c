@@ -160,7 +160,13 @@ struct cix_db {
 	sqlite3 *h;
 	sqlite3_stmt *st[S_COUNT];
 	struct cix_writer *writer;   /* PATH.writer, or NULL */
+	struct cix_db_snapshot snapshot;
 };
+
+struct cix_db_snapshot *cix_db_snapshot_of(struct cix_db *db)
+{
+	return &db->snapshot;
+}
 
 struct cix_writer *cix_db_writer(struct cix_db *db)
 {
@@ -339,6 +345,7 @@ fail:
 static int begin_write(struct cix_db *db, struct cix_err *err)
 {
 	int r;
+	cix_db_snapshot_release(db);   /* (no write inside a read transaction) */
 	cix_writer_lock(db->writer);
 	/* (on again if a failed registration could not turn them back: db-commit.c) */
 	if ((r = cix_db_exec(db, "pragma foreign_keys = on; begin immediate", err)) < 0)
