@@ -67,6 +67,8 @@ void daemon_workers_add(pid_t pid, uid_t uid, int refuser);
 int daemon_workers_remove(pid_t pid, int status);
 void daemon_workers_count(uid_t uid, unsigned *all, unsigned *of_uid, unsigned *refusers);
 unsigned daemon_workers_crashes(void);
+/* How many workers were ended by a signal (crashed or killed) so far. */
+unsigned daemon_workers_killed(void);
 
 /* One client's connection, in its worker process. */
 struct conn {
@@ -103,9 +105,14 @@ struct conn {
 	int guix, guix_trace;
 };
 
-/* Serve one connection (fd) to its end; returns the worker's exit status. */
+/*
+ * Serve one connection (fd) to its end; returns the worker's exit status.
+ * With clean, first remove what dead processes left in the store
+ * (temporaries, temporary roots): the daemon asks it of the next worker
+ * after one was killed, not of every worker.
+ */
 int daemon_serve(int fd, const struct daemon_settings *settings,
-		 const struct cix_conf *conf);
+		 const struct cix_conf *conf, int clean);
 /*
  * Refuse one connection: shake hands (waiting a few seconds at most), then
  * send why as the protocol's error; returns the worker's exit status.

@@ -104,6 +104,24 @@ test_expect_success PERL,NIX 'a path deleted by another client is gone at once' 
 	test_cmp expect out
 '
 
+# A worker killed while it holds a temporary root leaves its file behind;
+# workers no longer clean the store each, but the next one after a
+# killed worker does.
+test_expect_success PERL 'the next worker removes what a killed worker left' '
+	p=$(CIX_DAEMON_SOCKET=$SOCK cix store --add snapshot.pl) &&
+	{ perl "$CIX_SRC_DIR/t/lib-temp-root-client.pl" "$SOCK" "$p" release >rooted & } &&
+	for i in $(seq 100); do grep -q rooted rooted && break; sleep 0.1; done &&
+	worker=$(ls "$CIX_STATE_DIR/temproots") &&
+	test -n "$worker" &&
+	kill -9 "$worker" &&
+	# (until the daemon has reaped it: kill -0 reaches a zombie too)
+	for i in $(seq 100); do kill -0 "$worker" 2>/dev/null || break; sleep 0.1; done &&
+	test -e "$CIX_STATE_DIR/temproots/$worker" &&
+	touch release &&
+	CIX_DAEMON_SOCKET=$SOCK cix store --add snapshot.pl >/dev/null &&
+	test_path_is_missing "$CIX_STATE_DIR/temproots/$worker"
+'
+
 test_expect_success PERL 'the daemon still serves' '
 	CIX_DAEMON_SOCKET=$SOCK cix store --add snapshot.pl >p &&
 	test -s p
