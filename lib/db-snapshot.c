@@ -62,6 +62,21 @@ static int still_current(struct cix_db *db, struct cix_db_snapshot *s)
 	       !memcmp(now, s->header, WAL_INDEX_HEADER);
 }
 
+/*
+ * Run "begin" or "commit" from a statement prepared once: under writes,
+ * a query begins a transaction each time, and sqlite3_exec would parse
+ * the words again each time (about as much work as the query).
+ */
+static int run(struct cix_db *db, struct sqlite3_stmt **st, const char *sql)
+{
+	if (!*st && sqlite3_prepare_v3(cix_db_sqlite(db), sql, -1, SQLITE_PREPARE_PERSISTENT,
+				       st, NULL) != SQLITE_OK)
+		return -1;
+	int rc = sqlite3_step(*st);
+	sqlite3_reset(*st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 int cix_db_snapshot_hold(struct cix_db *db)
 {
 	struct cix_db_snapshot *s = cix_db_snapshot_of(db);
@@ -73,7 +88,7 @@ int cix_db_snapshot_hold(struct cix_db *db)
 	 * statement): the snapshot is at least as new as the header kept, so
 	 * a commit the header did not show yet is seen as a change next time.
 	 */
-	if (read_header(cix_db_sqlite(db), s->header) < 0 || cix_db_exec(db, "begin", NULL) < 0)
+	if (read_header(cix_db_sqlite(db), s->header) < 0 || run(db, &s->begin, "begin") < 0)
 		return 0;
 	s->held = 1;
 	return 1;
@@ -87,5 +102,13 @@ void cix_db_snapshot_release(struct cix_db *db)
 	s->held = 0;
 	/* (SQLite may have ended it itself, after an error) */
 	if (!sqlite3_get_autocommit(cix_db_sqlite(db)))
-		cix_db_exec(db, "commit", NULL);
+		run(db, &s->commit, "commit");
+}
+
+void cix_db_snapshot_finalize(struct cix_db *db)
+{
+	struct cix_db_snapshot *s = cix_db_snapshot_of(db);
+	sqlite3_finalize(s->begin);
+	sqlite3_finalize(s->commit);
+	s->begin = s->commit = NULL;
 }

@@ -363,6 +363,7 @@ void cix_db_close(struct cix_db *db)
 	if (!db)
 		return;
 	cix_writer_close(db->writer);
+	cix_db_snapshot_finalize(db);
 	for (int i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(db->st[i]);
 	sqlite3_close_v2(db->h);
