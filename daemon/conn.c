@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <pwd.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,12 @@
 
 /* A refused client has this long (ms) to shake hands and hear why. */
 #define REFUSE_TIMEOUT_MS 5000
+/*
+ * A client that sends nothing for this long (ms) loses the read
+ * transaction kept for its queries: a snapshot kept longer by an idle
+ * client would keep the WAL from being checkpointed past it.
+ */
+#define SNAPSHOT_IDLE_MS 100
 
 int conn_read_path(struct conn *c, struct strbuf *out, struct cix_err *err)
 {
@@ -130,17 +137,21 @@ static int handshake(struct conn *c, struct cix_err *err)
 	return 0;   /* the caller ends it: STDERR_LAST, or an error */
 }
 
-static const struct op *find_op(const struct conn *c, uint64_t code)
+/* The operation of code (NULL: none), and whether it only reads the database. */
+static const struct op *find_op(const struct conn *c, uint64_t code, int *reads_db)
 {
 	static const struct op *const tables[] = {
+		daemon_read_ops,   /* first: reads_db */
 		daemon_query_ops, daemon_add_ops, daemon_add_nar_ops, daemon_build_ops, daemon_gc_ops,
 		daemon_log_ops,
 		daemon_guix_ops,   /* last: for Guix's clients only */
 	};
 	for (size_t t = 0; t < ARRAY_SIZE(tables) - !c->guix; t++)
 		for (const struct op *o = tables[t]; o->fn; o++)
-			if (o->code == code)
+			if (o->code == code) {
+				*reads_db = t == 0;
 				return o;
+			}
 	return NULL;
 }
 
@@ -151,17 +162,46 @@ static int idle_ms(const struct conn *c)
 	return (int)(c->trusted ? set->trusted_idle_timeout : set->idle_timeout) * 1000;
 }
 
+/* Wait for the next request: 1, or 0 (hung up), or negative (idled too long). */
+static int wait_request(struct conn *c, struct cix_err *err)
+{
+	if (c->snapshot) {
+		int r = cix_wire_wait(&c->w, SNAPSHOT_IDLE_MS, err);
+		if (r != -ETIMEDOUT)
+			return r;
+		cix_db_snapshot_release(c->s->db);
+		c->snapshot = 0;
+	}
+	return cix_wire_wait(&c->w, idle_ms(c), err);
+}
+
+/*
+ * Queries are served in one read transaction while nothing is committed
+ * (the snapshot's header check costs less than a transaction of each
+ * query's own); anything else in none.
+ */
+static void snapshot_for(struct conn *c, int reads_db)
+{
+	if (reads_db)
+		c->snapshot = cix_db_snapshot_hold(c->s->db);
+	else if (c->snapshot) {
+		cix_db_snapshot_release(c->s->db);
+		c->snapshot = 0;
+	}
+}
+
 static int serve_ops(struct conn *c, struct cix_err *err)
 {
 	for (;;) {
 		uint64_t code;
-		int r = cix_wire_wait(&c->w, idle_ms(c), err);
+		int reads_db = 0;
+		int r = wait_request(c, err);
 		if (r <= 0)
 			return r;   /* the client hung up, or idled too long */
 		cix_wire_reset_budget(&c->w);
 		if ((r = cix_wire_read_u64(&c->w, &code, err)) < 0)
 			return r;
-		const struct op *o = find_op(c, code);
+		const struct op *o = find_op(c, code, &reads_db);
 		if (!o) {
 			cix_error(err, -CIX_EUNSUPPORTED, "invalid operation %llu",
 				  (unsigned long long)code);
@@ -169,6 +209,7 @@ static int serve_ops(struct conn *c, struct cix_err *err)
 			cix_wire_flush(&c->w, NULL);
 			return -CIX_EUNSUPPORTED;
 		}
+		snapshot_for(c, reads_db);
 		size_t before = c->w.wbuf.len;
 		struct cix_err e = { 0 };
 		c->error_status = 1;
@@ -199,16 +240,29 @@ static int serve_ops(struct conn *c, struct cix_err *err)
 	}
 }
 
-int daemon_serve(int fd, const struct daemon_settings *settings,
-		 const struct cix_conf *conf)
+_Static_assert(offsetof(struct conn, w) == 0, "the wire comes first in a connection");
+
+/*
+ * Zero all of c but its wire's read buffer, which cix_wire_init leaves
+ * alone: 64 KiB of untouched stack in a worker fresh from fork.
+ */
+static void conn_init(struct conn *c, int fd, const struct daemon_settings *settings)
 {
-	struct conn c = { .settings = settings };
+	memset((char *)c + sizeof(c->w), 0, sizeof(*c) - sizeof(c->w));
+	cix_wire_init(&c->w, fd);
+	c->settings = settings;
+}
+
+int daemon_serve(int fd, const struct daemon_settings *settings,
+		 const struct cix_conf *conf, int clean)
+{
+	struct conn c;
 	struct cix_err err = { 0 };
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	int r;
 
-	cix_wire_init(&c.w, fd);
+	conn_init(&c, fd, settings);
 	c.w.budget = settings->max_request_memory;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
 		fprintf(stderr, "cix-daemon: cannot get the peer's credentials: %s\n", strerror(errno));
@@ -246,8 +300,10 @@ int daemon_serve(int fd, const struct daemon_settings *settings,
 	if (!c.trusted && !daemon_user_in(&conf->allowed_users, cred.uid, cred.gid))
 		r = cix_error(&err, -EPERM, "user %u is not allowed to connect to the cix daemon",
 			      (unsigned)cred.uid);
-	else
+	else if (clean)
 		r = cix_store_open(NULL, NULL, &c.s, &err);
+	else
+		r = cix_store_open_no_clean(NULL, NULL, &c.s, &err);
 	if (r < 0) {
 		cix_wire_stderr_error(&c.w, c.minor, err.msg, 1);
 		cix_wire_flush(&c.w, NULL);

@@ -67,6 +67,8 @@ void daemon_workers_add(pid_t pid, uid_t uid, int refuser);
 int daemon_workers_remove(pid_t pid, int status);
 void daemon_workers_count(uid_t uid, unsigned *all, unsigned *of_uid, unsigned *refusers);
 unsigned daemon_workers_crashes(void);
+/* How many workers were ended by a signal (crashed or killed) so far. */
+unsigned daemon_workers_killed(void);
 
 /* One client's connection, in its worker process. */
 struct conn {
@@ -78,6 +80,7 @@ struct conn {
 	gid_t gid;
 	pid_t pid;
 	int trusted;
+	int snapshot;                /* a read transaction is kept (cix_db_snapshot_hold) */
 	const struct cix_conf *conf;
 	/* The caches this client's builds use (NULL: none), and --fallback. */
 	char *substitute_urls;
@@ -102,9 +105,14 @@ struct conn {
 	int guix, guix_trace;
 };
 
-/* Serve one connection (fd) to its end; returns the worker's exit status. */
+/*
+ * Serve one connection (fd) to its end; returns the worker's exit status.
+ * With clean, first remove what dead processes left in the store
+ * (temporaries, temporary roots): the daemon asks it of the next worker
+ * after one was killed, not of every worker.
+ */
 int daemon_serve(int fd, const struct daemon_settings *settings,
-		 const struct cix_conf *conf);
+		 const struct cix_conf *conf, int clean);
 /*
  * Refuse one connection: shake hands (waiting a few seconds at most), then
  * send why as the protocol's error; returns the worker's exit status.
@@ -126,7 +134,13 @@ struct op {
 	op_fn fn;
 };
 
-/* ops-query.c, ops-add.c, ops-add-nar.c, ops-build.c, ops-gc.c, ops-log.c */
+/*
+ * ops-query.c, ops-add.c, ops-add-nar.c, ops-build.c, ops-gc.c, ops-log.c.
+ * daemon_read_ops only read the database: they are served in the read
+ * transaction kept from the last of them while nothing was committed
+ * since (cix_db_snapshot_hold); any other operation ends it first.
+ */
+extern const struct op daemon_read_ops[];
 extern const struct op daemon_query_ops[];
 extern const struct op daemon_add_ops[];
 extern const struct op daemon_add_nar_ops[];

@@ -279,12 +279,20 @@ static void admit(int cfd, int listen_fd, const struct daemon_settings *set,
 		fprintf(stderr, "%s: refused uid %u: %s\n", progname, (unsigned)cred.uid, why);
 	if (*why && refusers >= MAX_REFUSERS)
 		return;   /* refusals are flooding in: a hang-up without a word */
+	/*
+	 * The store was cleaned when the daemon started; after that, what a
+	 * worker ended by a signal left is removed by the next one.
+	 */
+	static unsigned cleaned;
+	int clean = !*why && daemon_workers_killed() != cleaned;
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(listen_fd);
 		child_signals();
-		_exit(*why ? daemon_refuse(cfd, why) : daemon_serve(cfd, set, conf));
+		_exit(*why ? daemon_refuse(cfd, why) : daemon_serve(cfd, set, conf, clean));
 	}
+	if (pid > 0 && clean)
+		cleaned = daemon_workers_killed();
 	if (pid > 0)
 		daemon_workers_add(pid, cred.uid, *why != '\0');
 	else

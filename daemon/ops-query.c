@@ -577,25 +577,29 @@ static int op_sync_with_gc(struct conn *c, struct cix_err *err)
 	return 0;
 }
 
-const struct op daemon_query_ops[] = {
+const struct op daemon_read_ops[] = {
 	{ 1, "IsValidPath", op_is_valid_path },
-	{ 3, "HasSubstitutes", op_has_substitutes },
 	{ 4, "QueryPathHash", op_query_path_hash },
 	{ 5, "QueryReferences", op_query_references },
 	{ 6, "QueryReferrers", op_query_referrers },
-	{ 13, "SyncWithGC", op_sync_with_gc },
 	{ 18, "QueryDeriver", op_query_deriver },
-	{ 19, "SetOptions", op_set_options },
-	{ 21, "QuerySubstitutablePathInfo", op_query_substitutable_path_info },
 	{ 22, "QueryDerivationOutputs", op_query_derivation_outputs },
 	{ 23, "QueryAllValidPaths", op_query_all_valid_paths },
 	{ 26, "QueryPathInfo", op_query_path_info },
 	{ 28, "QueryDerivationOutputNames", op_query_derivation_output_names },
 	{ 29, "QueryPathFromHashPart", op_query_path_from_hash_part },
-	{ 30, "QuerySubstitutablePathInfos", op_query_substitutable_path_infos },
 	{ 31, "QueryValidPaths", op_query_valid_paths },
-	{ 32, "QuerySubstitutablePaths", op_query_substitutable_paths },
 	{ 33, "QueryValidDerivers", op_query_valid_derivers },
 	{ 41, "QueryDerivationOutputMap", op_query_derivation_output_map },
+	{ 0, NULL, NULL },
+};
+
+const struct op daemon_query_ops[] = {
+	{ 3, "HasSubstitutes", op_has_substitutes },
+	{ 13, "SyncWithGC", op_sync_with_gc },
+	{ 19, "SetOptions", op_set_options },
+	{ 21, "QuerySubstitutablePathInfo", op_query_substitutable_path_info },
+	{ 30, "QuerySubstitutablePathInfos", op_query_substitutable_path_infos },
+	{ 32, "QuerySubstitutablePaths", op_query_substitutable_paths },
 	{ 0, NULL, NULL },
 };

@@ -21,6 +21,8 @@ struct worker {
 static struct worker *table;
 static size_t slots;
 static volatile sig_atomic_t crashes;
+/* Workers ended by a signal: they may have left temporaries and roots. */
+static volatile sig_atomic_t killed;
 
 void daemon_workers_init(size_t max)
 {
@@ -51,6 +53,8 @@ int daemon_workers_remove(pid_t pid, int status)
 			table[i].pid = 0;
 			if (WIFSIGNALED(status) && crash_signal(WTERMSIG(status)))
 				crashes++;
+			if (WIFSIGNALED(status))
+				killed++;
 			return 1;
 		}
 	return 0;
@@ -75,4 +79,9 @@ void daemon_workers_count(uid_t uid, unsigned *all, unsigned *of_uid, unsigned *
 unsigned daemon_workers_crashes(void)
 {
 	return (unsigned)crashes;
+}
+
+unsigned daemon_workers_killed(void)
+{
+	return (unsigned)killed;
 }

@@ -302,6 +302,7 @@ int cix_db_register(struct cix_db *db, const struct cix_path_info *infos, size_t
 	size_t count;
 	int queued = 0, r;
 
+	cix_db_snapshot_release(db);   /* (its own commit begins a write) */
 	if (w) {
 		cix_db_request_serialise(&b, infos, n, own.now);
 		queued = cix_writer_submit(w, b.buf, b.len) == 0;

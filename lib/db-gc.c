@@ -165,6 +165,7 @@ int cix_db_load_all(struct cix_db *db, struct cix_db_all *a, struct cix_err *err
 	int r;
 	memset(a, 0, sizeof(*a));
 	/* One read transaction: the four reads see one state of the store. */
+	cix_db_snapshot_release(db);
 	if ((r = cix_db_exec(db, "begin", err)) < 0)
 		return r;
 	r = load(db, a, &ids, err);

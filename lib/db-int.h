@@ -10,6 +10,16 @@ struct cix_writer;
 /* The writers' queue of the database, NULL if it has none. */
 struct cix_writer *cix_db_writer(struct cix_db *db);
 
+/* A read transaction kept across queries (db-snapshot.c). */
+struct cix_db_snapshot {
+	int held;
+	uint64_t header[12];   /* the WAL index's header (96 bytes) when it began */
+	struct sqlite3_stmt *begin, *commit;   /* prepared once (NULL: not yet) */
+};
+struct cix_db_snapshot *cix_db_snapshot_of(struct cix_db *db);
+/* Free what cix_db_snapshot_hold prepared (cix_db_close). */
+void cix_db_snapshot_finalize(struct cix_db *db);
+
 /* The SQLite handle, for the database's other files (db-gc.c). */
 struct sqlite3 *cix_db_sqlite(struct cix_db *db);
 /* A write transaction ("begin immediate") in the writers' queue, and its end. */

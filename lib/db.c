@@ -159,7 +159,13 @@ struct cix_db {
 	sqlite3 *h;
 	sqlite3_stmt *st[S_COUNT];
 	struct cix_writer *writer;   /* PATH.writer, or NULL */
+	struct cix_db_snapshot snapshot;
 };
+
+struct cix_db_snapshot *cix_db_snapshot_of(struct cix_db *db)
+{
+	return &db->snapshot;
+}
 
 struct cix_writer *cix_db_writer(struct cix_db *db)
 {
@@ -345,6 +351,7 @@ fail:
 static int begin_write_keys(struct cix_db *db, int keys, struct cix_err *err)
 {
 	int r;
+	cix_db_snapshot_release(db);   /* (no write inside a read transaction) */
 	cix_writer_lock(db->writer);
 	/* (on again if a failed registration could not turn them back: db-commit.c) */
 	if ((r = cix_db_exec(db, keys ? "pragma foreign_keys = on; begin immediate"
@@ -373,6 +380,7 @@ void cix_db_close(struct cix_db *db)
 	if (!db)
 		return;
 	cix_writer_close(db->writer);
+	cix_db_snapshot_finalize(db);
 	for (int i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(db->st[i]);
 	sqlite3_close_v2(db->h);

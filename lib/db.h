@@ -24,6 +24,18 @@ struct cix_db;
 int cix_db_open(const char *path, int create, struct cix_db **out, struct cix_err *err);
 void cix_db_close(struct cix_db *db);
 
+/*
+ * For a connection serving many queries (a daemon's worker): before a
+ * query, keep the read transaction of the last one if nothing was
+ * committed since by anyone, else begin a new one (1: one is held, 0: the
+ * query runs in a transaction of its own). Its answers are then as fresh
+ * as a query's of its own. Release the transaction before anything else
+ * (writes release it themselves) and when idle: while it is held, the WAL
+ * cannot be checkpointed past it.
+ */
+int cix_db_snapshot_hold(struct cix_db *db);
+void cix_db_snapshot_release(struct cix_db *db);
+
 /* What the database knows of a valid path. Strings are owned by the info. */
 struct cix_path_info {
 	char *path;

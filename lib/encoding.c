@@ -65,11 +65,13 @@ static const char hexdigits[] = "0123456789abcdef";
 void cix_base16_encode(struct strbuf *sb, const unsigned char *in, size_t n)
 {
 	strbuf_grow(sb, 2 * n);
+	char *p = sb->buf + sb->len;   /* (not sb->len: stores through it would alias) */
 	for (size_t i = 0; i < n; i++) {
-		sb->buf[sb->len++] = hexdigits[in[i] >> 4];
-		sb->buf[sb->len++] = hexdigits[in[i] & 15];
+		*p++ = hexdigits[in[i] >> 4];
+		*p++ = hexdigits[in[i] & 15];
 	}
-	sb->buf[sb->len] = '\0';
+	*p = '\0';
+	sb->len += 2 * n;
 }
 
 static int hexval(unsigned char c)

@@ -101,7 +101,10 @@ int cix_store_query_many(struct cix_store *s, const char *const *paths, size_t n
 
 int cix_store_read_begin(struct cix_store *s, struct cix_err *err)
 {
-	return s->remote ? 0 : cix_db_exec(s->db, "begin", err);
+	if (s->remote)
+		return 0;
+	cix_db_snapshot_release(s->db);
+	return cix_db_exec(s->db, "begin", err);
 }
 
 void cix_store_read_end(struct cix_store *s)

@@ -110,8 +110,8 @@ void cix_store_close_tmp(struct cix_store *s)
 	s->tmp_fd = -1;
 }
 
-int cix_store_open(const char *store_dir, const char *state_dir,
-		   struct cix_store **out, struct cix_err *err)
+static int store_open(const char *store_dir, const char *state_dir, int clean,
+		      struct cix_store **out, struct cix_err *err)
 {
 	struct cix_store *s = xcalloc(1, sizeof(*s));
 	struct strbuf db = STRBUF_INIT;
@@ -143,14 +143,28 @@ int cix_store_open(const char *store_dir, const char *state_dir,
 	if ((r = cix_db_open(db.buf, 1, &s->db, err)) < 0)
 		goto fail;
 	strbuf_release(&db);
-	clean_tmp(s);
-	cix_store_clean_temp_roots(s);
+	if (clean) {
+		clean_tmp(s);
+		cix_store_clean_temp_roots(s);
+	}
 	*out = s;
 	return 0;
 fail:
 	strbuf_release(&db);
 	cix_store_close(s);
 	return r;
+}
+
+int cix_store_open(const char *store_dir, const char *state_dir,
+		   struct cix_store **out, struct cix_err *err)
+{
+	return store_open(store_dir, state_dir, 1, out, err);
+}
+
+int cix_store_open_no_clean(const char *store_dir, const char *state_dir,
+			    struct cix_store **out, struct cix_err *err)
+{
+	return store_open(store_dir, state_dir, 0, out, err);
 }
 
 void cix_store_close(struct cix_store *s)

@@ -41,6 +41,13 @@ const char *cix_state_dir(void);
  */
 int cix_store_open(const char *store_dir, const char *state_dir,
 		   struct cix_store **out, struct cix_err *err);
+/*
+ * The same, without removing dead processes' temporaries and temporary
+ * roots: for a daemon's workers, which leave that to the daemon (a worker
+ * opens the store for each connection).
+ */
+int cix_store_open_no_clean(const char *store_dir, const char *state_dir,
+			    struct cix_store **out, struct cix_err *err);
 void cix_store_close(struct cix_store *s);
 
 /* How cix_store_add hashes content (nix-store --add / --add-fixed). */

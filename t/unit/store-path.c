@@ -177,6 +177,23 @@ static void test_parse(void)
 				    NULL, NULL), 0, "name '.' accepted, as Nix 2.8 does");
 }
 
+/* Every byte in a hash part is accepted exactly when it is a nix-base32 digit. */
+static void test_hash_chars(void)
+{
+	char path[64] = "/s/00000000000000000000000000000000-x";
+	int wrong = 0;
+	for (int c = 0; c < 256; c++) {
+		path[3 + 7] = (char)c;
+		int in = c && strchr(cix_nixbase32_chars, c) != NULL;
+		int r = cix_store_path_parse("/s", path, NULL, NULL);
+		if ((r == 0) != in) {
+			diag("byte %d: %s", c, r == 0 ? "accepted" : "refused");
+			wrong++;
+		}
+	}
+	is_int(wrong, 0, "hash part: nix-base32 digits only, all of them");
+}
+
 static void test_store_dir(void)
 {
 	static const char *good[] = { "/nix/store", "/cix/store", "/a", "/tmp/x.y/store" };
@@ -210,6 +227,7 @@ int main(void)
 	test_output_names();
 	test_names();
 	test_parse();
+	test_hash_chars();
 	test_store_dir();
 	return done_testing();
 }
