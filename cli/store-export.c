@@ -6,6 +6,7 @@
 #include "nar-read.h"
 #include "remote.h"
 #include "str-index.h"
+#include "nar-prefetch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,25 +46,53 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The paths given, sorted without repeats, each valid and queried once. */
-static int query_args(struct cix_store *s, char **args, size_t nargs,
-		      struct cix_path_info *infos, size_t *n, struct cix_err *err)
+/*
+ * An export: the paths given, sorted without repeats (names: their base
+ * names in the store's directory), their infos, and the NARs read ahead.
+ */
+struct export {
+	struct cix_store *s;
+	char **paths;
+	const char **names;
+	struct cix_path_info *infos;
+	size_t n;
+	struct cix_nar_prefetch *ahead;
+};
+
+/* Read ahead within this much memory (the rest is read as it is written). */
+#define READ_AHEAD_BYTES (64u << 20)
+
+/* Every path is valid: their files can be read while the references are. */
+static void read_ahead(void *opaque)
 {
-	char **sorted = xcalloc(nargs + 1, sizeof(*sorted));
+	struct export *x = opaque;
+	size_t skip = strlen(x->s->store_dir) + 1;
+	if (x->s->store_fd < 0)
+		return;
+	x->names = xcalloc(x->n + 1, sizeof(*x->names));
+	for (size_t i = 0; i < x->n; i++)
+		x->names[i] = x->paths[i] + skip;
+	x->ahead = cix_nar_prefetch_start(x->s->store_fd, x->names, x->n, READ_AHEAD_BYTES);
+}
+
+/* The paths given, sorted without repeats, each valid and queried once. */
+static int query_args(struct export *x, char **args, size_t nargs, struct cix_err *err)
+{
 	int r = 0;
-	*n = 0;
+	x->paths = xcalloc(nargs + 1, sizeof(*x->paths));
+	x->infos = xcalloc(nargs + 1, sizeof(*x->infos));
 	for (size_t i = 0; !r && i < nargs; i++)
-		r = cix_store_check_path(s, sorted[i] = args[i], err);
+		r = cix_store_check_path(x->s, x->paths[i] = args[i], err);
 	if (!r)
-		qsort(sorted, nargs, sizeof(*sorted), cmp_str);
+		qsort(x->paths, nargs, sizeof(*x->paths), cmp_str);
 	for (size_t i = 0; !r && i < nargs; i++)
-		if (!i || strcmp(sorted[i - 1], sorted[i]))
-			sorted[(*n)++] = sorted[i];
+		if (!i || strcmp(x->paths[i - 1], x->paths[i]))
+			x->paths[x->n++] = x->paths[i];
 	if (!r)
-		r = cix_store_query_many(s, (const char *const *)sorted, *n, infos, err);
+		r = cix_store_query_many(x->s, (const char *const *)x->paths, x->n, x->infos,
+					 read_ahead, x, err);
 	if (r < 0)
-		*n = 0;
-	free(sorted);
+		x->n = 0;
 	return r < 0 ? r : 0;
 }
 
@@ -101,24 +130,36 @@ static void infos_graph(const struct cix_path_info *infos, size_t n, struct cix_
 	cix_str_index_release(&at);
 }
 
+/* The entry of infos[i], its NAR read ahead or now. */
+static int export_one(struct export *x, size_t i, struct strbuf *out, struct cix_err *err)
+{
+	const struct cix_path_info *in = &x->infos[i];
+	struct cix_export_meta m = { in->path, (const char *const *)in->refs, in->nr_refs,
+				     in->deriver };
+	char *nar;
+	size_t len;
+	int r;
+	if (cix_nar_prefetch_take(x->ahead, i, &nar, &len)) {
+		r = cix_export_path_mem(out_sink, out, nar, len, &m, err);
+		free(nar);
+		return r;
+	}
+	/* Each NAR read from the store's directory: one lookup a path. */
+	if (x->names)
+		return cix_export_path_at(out_sink, out, x->s->store_fd, x->names[i], &m, err);
+	return cix_export_path(out_sink, out, in->path, &m, err);
+}
+
 /* Each path of the graph, in nix-store's order, as an entry of the stream. */
-static int export_all(struct cix_store *s, const struct cix_path_info *infos, size_t n,
-		      struct strbuf *out, struct cix_err *err)
+static int export_all(struct export *x, struct strbuf *out, struct cix_err *err)
 {
 	struct cix_db_graph g;
-	size_t *order = xcalloc(n + 1, sizeof(*order)), skip = strlen(s->store_dir) + 1;
+	size_t *order = xcalloc(x->n + 1, sizeof(*order));
 	int r = 0;
-	infos_graph(infos, n, &g);
+	infos_graph(x->infos, x->n, &g);
 	graph_order(&g, order);
-	for (size_t k = 0; !r && k < n; k++) {
-		const struct cix_path_info *in = &infos[order[k]];
-		struct cix_export_meta m = { in->path, (const char *const *)in->refs,
-					     in->nr_refs, in->deriver };
-		/* Each NAR read from the store's directory: one lookup a path. */
-		r = s->store_fd >= 0
-			? cix_export_path_at(out_sink, out, s->store_fd, in->path + skip, &m, err)
-			: cix_export_path(out_sink, out, in->path, &m, err);
-	}
+	for (size_t k = 0; !r && k < x->n; k++)
+		r = export_one(x, order[k], out, err);
 	free(g.paths);
 	free(g.refs_at);
 	free(g.refs);
@@ -128,17 +169,17 @@ static int export_all(struct cix_store *s, const struct cix_path_info *infos, si
 
 int op_export(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
-	struct cix_path_info *infos = xcalloc((size_t)nargs + 1, sizeof(*infos));
+	struct export x = { .s = s };
 	struct strbuf out = STRBUF_INIT;
 	struct cix_err err = { 0 };
-	size_t n = 0;
 	int r = cix_store_read_begin(s, &err);
 
 	if (!r)
-		r = query_args(s, args, (size_t)nargs, infos, &n, &err);
+		r = query_args(&x, args, (size_t)nargs, &err);
 	if (!r)
-		r = export_all(s, infos, n, &out, &err);
+		r = export_all(&x, &out, &err);
 	cix_store_read_end(s);
+	cix_nar_prefetch_stop(x.ahead);
 	if (!r)
 		r = cix_export_end(out_sink, &out, &err);
 	/* What came before an error goes out too, as it did unbuffered. */
@@ -146,9 +187,11 @@ int op_export(struct cix_store *s, const struct store_flags *f, char **args, int
 	if (fr < 0 && !r)
 		r = fr;
 	strbuf_release(&out);
-	for (size_t i = 0; i < n; i++)
-		cix_path_info_release(&infos[i]);
-	free(infos);
+	for (size_t i = 0; i < x.n; i++)
+		cix_path_info_release(&x.infos[i]);
+	free(x.infos);
+	free(x.paths);
+	free(x.names);
 	if (r < 0 && !err.msg[0])
 		cix_error_errno(&err, r, "cannot write to standard output");
 	return r < 0 ? error_err(&err) : 0;

@@ -142,7 +142,8 @@ static int query_refs(struct queries *q, const int64_t *ids, struct cix_path_inf
 }
 
 int cix_db_query_many(struct cix_db *db, const char *const *paths, size_t n,
-		      struct cix_path_info *infos, struct cix_err *err)
+		      struct cix_path_info *infos, void (*all_valid)(void *opaque), void *opaque,
+		      struct cix_err *err)
 {
 	struct queries q = { .db = db };
 	int64_t *ids = xcalloc(n + 1, sizeof(*ids));
@@ -153,6 +154,8 @@ int cix_db_query_many(struct cix_db *db, const char *const *paths, size_t n,
 	for (size_t i = 0; !r && i < n; i++)
 		if ((r = query_row(&q, paths[i], &infos[i], &ids[i], err)) == 0)
 			cix_id_map_put(&q.paths, ids[i], infos[i].path, 0);
+	if (!r && all_valid)
+		all_valid(opaque);
 	if (!r)
 		r = query_refs(&q, ids, infos, n, err);
 	for (size_t i = 0; r < 0 && i < n; i++)

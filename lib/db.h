@@ -67,10 +67,13 @@ int cix_db_query(struct cix_db *db, const char *path, struct cix_path_info *info
 /*
  * cix_db_query of paths[0..n) into infos[0..n), in the caller's read
  * transaction; the paths of the references are looked up once each
- * (lib/db-query-many.c). All or nothing: on an error no info is left.
+ * (lib/db-query-many.c). all_valid (if not NULL) is called once every
+ * path was found valid, before their references are read. All or
+ * nothing: on an error no info is left.
  */
 int cix_db_query_many(struct cix_db *db, const char *const *paths, size_t n,
-		      struct cix_path_info *infos, struct cix_err *err);
+		      struct cix_path_info *infos, void (*all_valid)(void *opaque), void *opaque,
+		      struct cix_err *err);
 
 /*
  * Register infos[0..n) in one transaction: each path becomes valid with its

@@ -151,6 +151,20 @@ int cix_export_path_at(cix_sink_fn sink, void *opaque, int dir_fd, const char *n
 	return put_meta(sink, opaque, m, err);
 }
 
+int cix_export_path_mem(cix_sink_fn sink, void *opaque, const void *nar, size_t len,
+			const struct cix_export_meta *m, struct cix_err *err)
+{
+	int r;
+
+	cix_err_clear(err);
+	if ((r = cix_export_meta_check(m, err)) < 0 ||
+	    (r = cix_export_begin(sink, opaque, err)) < 0)
+		return r;
+	if ((r = sink(opaque, nar, len)) < 0)
+		return sink_error(err, r);
+	return put_meta(sink, opaque, m, err);
+}
+
 int cix_export_path(cix_sink_fn sink, void *opaque, const char *fs_path,
 		    const struct cix_export_meta *m, struct cix_err *err)
 {

@@ -66,6 +66,9 @@ int cix_export_path(cix_sink_fn sink, void *opaque, const char *fs_path,
 /* The same, the NAR of name in the directory dir_fd (one lookup, no path walk). */
 int cix_export_path_at(cix_sink_fn sink, void *opaque, int dir_fd, const char *name,
 		       const struct cix_export_meta *m, struct cix_err *err);
+/* The same, with the NAR (len bytes at nar) read already. */
+int cix_export_path_mem(cix_sink_fn sink, void *opaque, const void *nar, size_t len,
+			const struct cix_export_meta *m, struct cix_err *err);
 
 /*
  * The pieces of cix_export_path, for a caller that has the NAR some other

@@ -86,14 +86,17 @@ int cix_store_query(struct cix_store *s, const char *path, struct cix_path_info 
 }
 
 int cix_store_query_many(struct cix_store *s, const char *const *paths, size_t n,
-			 struct cix_path_info *infos, struct cix_err *err)
+			 struct cix_path_info *infos, void (*all_valid)(void *opaque),
+			 void *opaque, struct cix_err *err)
 {
 	int r = 0;
 	if (!s->remote)
-		return cix_db_query_many(s->db, paths, n, infos, err);
+		return cix_db_query_many(s->db, paths, n, infos, all_valid, opaque, err);
 	memset(infos, 0, n * sizeof(*infos));
 	for (size_t i = 0; !r && i < n; i++)
 		r = cix_remote_query(s->remote, paths[i], &infos[i], err);
+	if (!r && all_valid)
+		all_valid(opaque);
 	for (size_t i = 0; r < 0 && i < n; i++)
 		cix_path_info_release(&infos[i]);
 	return r;

@@ -160,9 +160,13 @@ int cix_store_open_client(struct cix_store **out, struct cix_err *err);
 int cix_store_is_valid(struct cix_store *s, const char *path, struct cix_err *err);
 int cix_store_query(struct cix_store *s, const char *path, struct cix_path_info *info,
 		    struct cix_err *err);
-/* cix_store_query of each of paths[0..n), all or nothing (cix_db_query_many). */
+/*
+ * cix_store_query of each of paths[0..n), all or nothing; all_valid (if
+ * not NULL) once all are known valid (cix_db_query_many).
+ */
 int cix_store_query_many(struct cix_store *s, const char *const *paths, size_t n,
-			 struct cix_path_info *infos, struct cix_err *err);
+			 struct cix_path_info *infos, void (*all_valid)(void *opaque),
+			 void *opaque, struct cix_err *err);
 int cix_store_references(struct cix_store *s, const char *path, cix_path_fn fn, void *opaque,
 			 struct cix_err *err);
 int cix_store_referrers(struct cix_store *s, const char *path, cix_path_fn fn, void *opaque,

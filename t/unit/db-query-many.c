@@ -83,7 +83,7 @@ int main(void)
 	const char *ask[] = { P("d"), P("c"), P("g") };
 	struct cix_path_info got[3], one;
 	is_int(cix_db_exec(db, "begin", &err), 0, "a read transaction");
-	is_int(cix_db_query_many(db, ask, 3, got, &err), 0, "query three paths at once");
+	is_int(cix_db_query_many(db, ask, 3, got, NULL, NULL, &err), 0, "query three paths at once");
 	for (int i = 0; i < 3; i++) {
 		ok(cix_db_query(db, ask[i], &one, &err) == 0 && same_info(&got[i], &one),
 		   "%s: as cix_db_query gives it", ask[i] + 36);
@@ -91,7 +91,7 @@ int main(void)
 		cix_path_info_release(&got[i]);
 	}
 	const char *bad[] = { P("a"), P("h") };
-	is_int(cix_db_query_many(db, bad, 2, got, &err), -CIX_ENOTFOUND,
+	is_int(cix_db_query_many(db, bad, 2, got, NULL, NULL, &err), -CIX_ENOTFOUND,
 	       "a path not valid: %s", err.msg);
 	ok(!got[0].path && !got[1].path, "nothing left of the others");
 	cix_db_exec(db, "commit", NULL);
