@@ -62,7 +62,7 @@ struct export {
 /* Read ahead within this much memory (the rest is read as it is written). */
 #define READ_AHEAD_BYTES (64u << 20)
 
-/* Every path is valid: their files can be read while the references are. */
+/* The files of the paths, read while the database is. */
 static void read_ahead(void *opaque)
 {
 	struct export *x = opaque;
@@ -88,9 +88,19 @@ static int query_args(struct export *x, char **args, size_t nargs, struct cix_er
 	for (size_t i = 0; !r && i < nargs; i++)
 		if (!i || strcmp(x->paths[i - 1], x->paths[i]))
 			x->paths[x->n++] = x->paths[i];
+	/*
+	 * A local store: the read transaction's snapshot taken (by a first
+	 * query) before the files are read, every path it shows valid was
+	 * whole in place before: the reading can start at once. Through a
+	 * daemon, only once all are known valid.
+	 */
+	if (!r && x->n && !x->s->remote && (r = cix_store_is_valid(x->s, x->paths[0], err)) >= 0) {
+		r = 0;
+		read_ahead(x);
+	}
 	if (!r)
 		r = cix_store_query_many(x->s, (const char *const *)x->paths, x->n, x->infos,
-					 read_ahead, x, err);
+					 x->s->remote ? read_ahead : NULL, x, err);
 	if (r < 0)
 		x->n = 0;
 	return r < 0 ? r : 0;

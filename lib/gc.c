@@ -30,9 +30,13 @@
  * dirty, and in a large store a few thousand random deletions dirty a page
  * each in every b-tree: with 512, a collection of 100k paths wrote 7.5
  * pages (30 KiB) per path and its time grew 19-fold from 10k paths. 4096
- * holds the database's write lock for about a tenth of a second.
+ * holds the database's write lock for about a tenth of a second. The
+ * bigger the store, the fewer deletions share a page: a collection of n
+ * paths goes in batches of n/8 (at most BATCH_MAX, a third of a second of
+ * the lock), else the pages written per path still grew with the store.
  */
 #define BATCH 4096
+#define BATCH_MAX 16384
 
 struct gc {
 	struct cix_store *s;
@@ -183,7 +187,7 @@ static int delete_batch(struct gc *g, const char *const *paths, size_t n, struct
 
 static int delete_in_order(struct gc *g, const size_t *order, size_t n, struct cix_err *err)
 {
-	size_t batch = g->o->max_freed ? 16 : BATCH;
+	size_t batch = g->o->max_freed ? 16 : n / 8 < BATCH ? BATCH : n / 8 > BATCH_MAX ? BATCH_MAX : n / 8;
 	const char **paths = xcalloc(batch, sizeof(*paths));
 	struct cix_err rm_err = { 0 };
 	int r = 0;

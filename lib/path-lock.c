@@ -31,6 +31,12 @@
  *
  * No deadlock: multi-path locks are taken in ascending order, and the
  * claimant only ever waits at its newest path, above all it claimed.
+ *
+ * The usual case, nobody at any of the paths, is cheaper still
+ * (path-claim.c): all the hash parts are written at once, then the locks
+ * looked at (one walk of the store's directory when the import is a good
+ * part of the store, else a lookup each); only if one is held does the
+ * claim start again, a path at a time, as above.
  */
 
 #define CLAIMS_DIR "claims"
