@@ -181,7 +181,8 @@ static void sort_edges(struct edge *edges, size_t k, size_t n)
 	for (size_t f = 0; f < n; f++)
 		if (at[f + 1] - at[f] > 1)
 			qsort(out + at[f], at[f + 1] - at[f], sizeof(*out), cmp_edge);
-	memcpy(edges, out, k * sizeof(*out));
+	if (k)
+		memcpy(edges, out, k * sizeof(*out));
 	free(out);
 	free(at);
 }
