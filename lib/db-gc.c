@@ -221,9 +221,11 @@ long cix_db_invalidate_many(struct cix_db *db, const char *const *paths, size_t 
 	/*
 	 * Deletions all over a large database read its pages again and again
 	 * through SQLite's default 2 MiB cache (9 reads per path at 100k
-	 * paths); the collector's connection keeps more (allocated as used).
+	 * paths); the collector's connection keeps more, allocated as used:
+	 * up to 512 MiB, a million paths' database (1M dead: 33 s with 32
+	 * MiB, 27 s with this).
 	 */
-	if ((r = cix_db_exec(db, "pragma cache_size = -32768", err)) < 0)
+	if ((r = cix_db_exec(db, "pragma cache_size = -524288", err)) < 0)
 		return r;
 	/*
 	 * Without the foreign keys' work: "has" below is their restriction
