@@ -1,6 +1,8 @@
 /* db-graph.c - closures and reference graphs of store paths, in memory */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "db.h"
+#include "id-map.h"
+#include "str-index.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,41 +32,23 @@ struct builder {
 	size_t nr, alloc;
 	struct edge *edges;
 	size_t nr_edges, alloc_edges;
-	size_t *slots;       /* node index + 1, 0 when empty */
-	size_t nr_slots;     /* a power of 2, at least twice nr */
+	struct cix_id_map at;   /* id -> node index + 1 (ids of valid paths only) */
 };
-
-static size_t slot_of(const struct builder *b, int64_t id)
-{
-	uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15ULL;
-	return (size_t)(h ^ (h >> 29)) & (b->nr_slots - 1);
-}
 
 static size_t find(const struct builder *b, int64_t id)
 {
-	if (!b->nr_slots)
-		return NONE;
-	for (size_t i = slot_of(b, id);; i = (i + 1) & (b->nr_slots - 1)) {
-		if (!b->slots[i])
-			return NONE;
-		if (b->nodes[b->slots[i] - 1].id == id)
-			return b->slots[i] - 1;
-	}
+	uintptr_t at = (uintptr_t)cix_id_map_get(&b->at, id);
+	return at ? at - 1 : NONE;
 }
 
-static void rehash(struct builder *b, size_t nr_slots)
+/* The map anew, after the nodes moved (sorted, repeats dropped). */
+static void rehash(struct builder *b)
 {
-	free(b->slots);
-	b->nr_slots = nr_slots;
-	b->slots = xcalloc(nr_slots, sizeof(*b->slots));
-	for (size_t n = 0; n < b->nr; n++) {
-		if (!b->nodes[n].id)
-			continue;
-		size_t i = slot_of(b, b->nodes[n].id);
-		while (b->slots[i])
-			i = (i + 1) & (nr_slots - 1);
-		b->slots[i] = n + 1;
-	}
+	cix_id_map_release(&b->at);
+	cix_id_map_init(&b->at, b->nr);
+	for (size_t n = 0; n < b->nr; n++)
+		if (b->nodes[n].id)
+			cix_id_map_put(&b->at, b->nodes[n].id, (void *)(uintptr_t)(n + 1), 0);
 }
 
 static void add_node(struct builder *b, int64_t id, const char *path)
@@ -73,16 +57,8 @@ static void add_node(struct builder *b, int64_t id, const char *path)
 	b->nodes[b->nr].id = id;
 	b->nodes[b->nr].path = xstrdup(path);
 	b->nr++;
-	if (!id)
-		return;
-	if (2 * b->nr > b->nr_slots) {
-		rehash(b, b->nr_slots ? 2 * b->nr_slots : 1024);
-		return;
-	}
-	size_t i = slot_of(b, id);
-	while (b->slots[i])
-		i = (i + 1) & (b->nr_slots - 1);
-	b->slots[i] = b->nr;
+	if (id)
+		cix_id_map_put(&b->at, id, (void *)(uintptr_t)b->nr, 0);
 }
 
 static int add_row(void *opaque, int64_t id, const char *path, int64_t referrer,
@@ -142,12 +118,8 @@ static void sort_nodes(struct node *nodes, size_t n)
 	struct sort_key *k = xcalloc(n + 1, sizeof(*k));
 	size_t dir = shared_dir(nodes, n);
 	for (size_t i = 0; i < n; i++) {
-		const unsigned char *p = (const unsigned char *)nodes[i].path + dir;
-		size_t j = 0;
 		k[i].node = nodes[i];
-		for (; j < 8 && p[j]; j++)
-			k[i].key = k[i].key << 8 | p[j];
-		k[i].key <<= 8 * (8 - j);
+		k[i].key = cix_str_key(nodes[i].path + dir);
 	}
 	qsort(k, n, sizeof(*k), cmp_key);
 	for (size_t i = 0; i < n; i++)
@@ -193,7 +165,7 @@ static void builder_release(struct builder *b)
 		free(b->nodes[i].path);
 	free(b->nodes);
 	free(b->edges);
-	free(b->slots);
+	cix_id_map_release(&b->at);
 }
 
 /* Sort the nodes, resolve the edges to indices and fill g; b is emptied. */
@@ -210,7 +182,7 @@ static void finish(struct builder *b, struct cix_db_graph *g)
 		else
 			b->nodes[n++] = b->nodes[i];
 	b->nr = n;
-	rehash(b, b->nr_slots ? b->nr_slots : 1024);
+	rehash(b);
 
 	for (size_t i = 0; i < b->nr_edges; i++) {
 		size_t from = find(b, b->edges[i].from), to = find(b, b->edges[i].to);
@@ -244,6 +216,8 @@ int cix_db_graph(struct cix_db *db, const char *const *paths, size_t n,
 {
 	struct builder b = { 0 };
 	int r = 0;
+
+	cix_id_map_init(&b.at, n);
 
 	for (size_t i = 0; i < n; i++) {
 		/*

@@ -107,7 +107,7 @@ static const char *const migrations[CIX_DB_SCHEMA_VERSION] = {
 enum stmt {
 	S_QUERY, S_QUERY_ID, S_INSERT, S_UPDATE, S_ADD_REF, S_REFS, S_REFERRERS,
 	S_DERIVERS, S_OUTPUTS, S_ADD_OUTPUT, S_ALL, S_HAS_REFERRERS, S_DELETE,
-	S_EDGES, S_CLOSURE_REFS, S_CLOSURE_REFERRERS, S_COUNT
+	S_EDGES, S_COUNT
 };
 
 static const char *const stmt_sql[S_COUNT] = {
@@ -139,20 +139,12 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_HAS_REFERRERS] = "select 1 from Refs where reference = ?1 and referrer != ?1 limit 1",
 	[S_DELETE] = "delete from ValidPaths where id = ?",
 	/*
-	 * The rows of cix_db_edges: (id, path, referrer, reference) for each
-	 * reference of each path, or (id, path, NULL, NULL) for a path
-	 * without any. The closures are found by SQLite in one statement.
+	 * The rows of cix_db_edges for one path: (id, path, referrer,
+	 * reference) for each of its references, or (id, path, NULL, NULL)
+	 * if it has none. (Closures are walked in db-closure.c.)
 	 */
 	[S_EDGES] = "select v.id, v.path, r.referrer, r.reference from ValidPaths v"
 		    " left join Refs r on r.referrer = v.id where v.path = ?1",
-	[S_CLOSURE_REFS] = "with recursive c(id) as (select id from ValidPaths where path = ?1"
-			   " union select r.reference from Refs r join c on r.referrer = c.id)"
-			   " select c.id, v.path, r.referrer, r.reference from c"
-			   " join ValidPaths v on v.id = c.id left join Refs r on r.referrer = c.id",
-	[S_CLOSURE_REFERRERS] = "with recursive c(id) as (select id from ValidPaths where path = ?1"
-				" union select r.referrer from Refs r join c on r.reference = c.id)"
-				" select c.id, v.path, r.referrer, r.reference from c"
-				" join ValidPaths v on v.id = c.id left join Refs r on r.reference = c.id",
 };
 
 struct cix_db {

@@ -138,14 +138,22 @@ int cix_export_meta(cix_sink_fn sink, void *opaque,
 	return r < 0 ? r : put_meta(sink, opaque, m, err);
 }
 
+/* An entry's start: m checked before anything is written, then the marker 1. */
+static int entry_begin(cix_sink_fn sink, void *opaque, const struct cix_export_meta *m,
+		       struct cix_err *err)
+{
+	int r;
+	cix_err_clear(err);
+	if ((r = cix_export_meta_check(m, err)) < 0)
+		return r;
+	return cix_export_begin(sink, opaque, err);
+}
+
 int cix_export_path_at(cix_sink_fn sink, void *opaque, int dir_fd, const char *name,
 		       const struct cix_export_meta *m, struct cix_err *err)
 {
 	int r;
-
-	cix_err_clear(err);
-	if ((r = cix_export_meta_check(m, err)) < 0 ||
-	    (r = cix_export_begin(sink, opaque, err)) < 0 ||
+	if ((r = entry_begin(sink, opaque, m, err)) < 0 ||
 	    (r = cix_nar_dump_at(dir_fd, name, sink, opaque, err)) < 0)
 		return r;
 	return put_meta(sink, opaque, m, err);
@@ -155,10 +163,7 @@ int cix_export_path_mem(cix_sink_fn sink, void *opaque, const void *nar, size_t 
 			const struct cix_export_meta *m, struct cix_err *err)
 {
 	int r;
-
-	cix_err_clear(err);
-	if ((r = cix_export_meta_check(m, err)) < 0 ||
-	    (r = cix_export_begin(sink, opaque, err)) < 0)
+	if ((r = entry_begin(sink, opaque, m, err)) < 0)
 		return r;
 	if ((r = sink(opaque, nar, len)) < 0)
 		return sink_error(err, r);

@@ -171,6 +171,12 @@ static const struct cix_nar_visitor restore_visitor = {
 	.symlink = r_symlink,
 };
 
+/* Whether name can be made in a directory: one component, not empty, "." or "..". */
+static int new_name(const char *name)
+{
+	return *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
+}
+
 /*
  * Split target into its parent directory (opened) and last component. The
  * last component must be a real name: not empty, "." or "..".
@@ -194,7 +200,7 @@ static int open_parent(const char *target, int *fd, char **base,
 		*base = t;
 		dir = ".";
 	}
-	if (!**base || !strcmp(*base, ".") || !strcmp(*base, "..")) {
+	if (!new_name(*base)) {
 		free(t);
 		return cix_error(err, -CIX_EINVAL,
 				 "cannot restore to '%s': not a new file name", target);
@@ -251,7 +257,6 @@ int cix_nar_restore_flags(cix_source_fn src, void *opaque, const char *target, i
 	char *base = NULL;
 	int pfd = -1, r;
 
-	cix_err_clear(err);
 	if ((r = open_parent(target, &pfd, &base, err)) < 0)
 		return r;
 	r = restore_in(src, opaque, pfd, base, target, flags, hash, size, err);
@@ -263,7 +268,7 @@ int cix_nar_restore_flags(cix_source_fn src, void *opaque, const char *target, i
 int cix_nar_restore_at(cix_source_fn src, void *opaque, int dir_fd, const char *name,
 		       int flags, struct cix_hash *hash, uint64_t *size, struct cix_err *err)
 {
-	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+	if (!new_name(name))
 		return cix_error(err, -CIX_EINVAL, "cannot restore to '%s': not a new file name",
 				 name);
 	return restore_in(src, opaque, dir_fd, name, name, flags, hash, size, err);

@@ -186,16 +186,13 @@ static int list_the_store(struct cix_store *s, size_t n)
 static int claim_records(struct cix_store *s, struct cix_path_claim *c,
 			 const char *const *paths, size_t n, char *recs, struct cix_err *err)
 {
-	size_t skip = strlen(s->store_dir) + 1, len = n * RECORD, done = 0;
+	size_t skip = strlen(s->store_dir) + 1;
+	int r;
 	for (size_t i = 0; i < n; i++)
 		memcpy(recs + i * RECORD, paths[i] + skip, RECORD);
-	while (done < len) {
-		ssize_t w = pwrite(c->fd, recs + done, len - done, (off_t)done);
-		if (w <= 0)
-			return cix_error_errno(err, w < 0 ? -errno : -EIO,
-					       "cannot write the claim '%s'", c->name);
-		done += (size_t)w;
-	}
+	/* (a fresh claim file: its offset is 0) */
+	if ((r = cix_write_full(c->fd, recs, n * RECORD)) < 0)
+		return cix_error_errno(err, r, "cannot write the claim '%s'", c->name);
 	c->nr = n;
 	return 0;
 }

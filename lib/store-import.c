@@ -98,12 +98,10 @@ static struct entry **sorted_entries(struct import *im)
 {
 	struct sort_key *keys = xcalloc(im->nr + 1, sizeof(*keys));
 	struct entry **order = xcalloc(im->nr + 1, sizeof(*order));
-	size_t skip = strlen(im->s->store_dir) + 1;
+	size_t skip = strlen(im->s->store_dir) + 1;   /* (the same in every path) */
 	for (size_t i = 0; i < im->nr; i++) {
-		const unsigned char *h = (const unsigned char *)im->e[i].info.path + skip;
 		keys[i].e = &im->e[i];
-		for (int k = 0; k < 8; k++)   /* (every path has 32 characters there) */
-			keys[i].key = keys[i].key << 8 | h[k];
+		keys[i].key = cix_str_key(im->e[i].info.path + skip);
 	}
 	qsort(keys, im->nr, sizeof(*keys), cmp_key);
 	for (size_t i = 0; i < im->nr; i++)

@@ -22,6 +22,16 @@ static uint32_t str_hash(const char *s)
 	return (uint32_t)(h ^ h >> 29);
 }
 
+uint64_t cix_str_key(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint64_t key = 0;
+	size_t j = 0;
+	for (; j < 8 && p[j]; j++)
+		key = key << 8 | p[j];
+	return j ? key << 8 * (8 - j) : 0;
+}
+
 void cix_str_index_build(struct cix_str_index *x, const char *const *keys, size_t n)
 {
 	size_t size = 16;

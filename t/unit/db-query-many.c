@@ -53,6 +53,9 @@ static void test_index(void)
 	is_int((int)cix_str_index_find(&x, ""), 4, "index: the empty key");
 	is_int((int)cix_str_index_find(&x, "d"), -1, "index: a missing key");
 	cix_str_index_release(&x);
+	ok(cix_str_key("") == 0 && cix_str_key("a") < cix_str_key("a0") &&
+	   cix_str_key("ab") < cix_str_key("b") && cix_str_key("abcdefgh") == cix_str_key("abcdefghz"),
+	   "key: ordered as strcmp orders the first eight bytes");
 	cix_str_index_build(&x, keys, 0);
 	is_int((int)cix_str_index_find(&x, "a"), -1, "index: empty");
 	cix_str_index_release(&x);
