@@ -1,6 +1,10 @@
 /* db-gc.c - the database as the garbage collector reads and changes it */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "db-int.h"
+#include "id-map.h"
+#include "key-sort.h"
+#include "str-index.h"
+#include "strvec.h"
 #include "util.h"
 
 #include <sqlite3.h>
@@ -13,61 +17,22 @@
  * query per path would cost a round trip through SQLite each.
  */
 
-struct id_index {
-	int64_t id;
-	size_t index;
+/* The places of a->paths, by id and by path, while the graph is read. */
+struct places {
+	struct cix_id_map by_id;        /* id -> place + 1 */
+	struct cix_str_index by_path;
 };
 
-static int cmp_id(const void *a, const void *b)
+static size_t by_id(const struct places *x, int64_t id)
 {
-	const struct id_index *x = a, *y = b;
-	return x->id < y->id ? -1 : x->id > y->id;
+	uintptr_t at = (uintptr_t)cix_id_map_get(&x->by_id, id);
+	return at ? at - 1 : CIX_DB_NONE;
 }
 
-static int cmp_str(const void *a, const void *b)
+static size_t by_path(const struct places *x, const char *path)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static size_t by_id(const struct id_index *ids, size_t n, int64_t id)
-{
-	struct id_index key = { .id = id };
-	const struct id_index *f = n ? bsearch(&key, ids, n, sizeof(*ids), cmp_id) : NULL;
-	return f ? f->index : CIX_DB_NONE;
-}
-
-static size_t by_path(const struct cix_db_all *a, const char *path)
-{
-	char *const *f = a->nr ? bsearch(&path, a->paths, a->nr, sizeof(*a->paths), cmp_str)
-			       : NULL;
-	return f ? (size_t)(f - a->paths) : CIX_DB_NONE;
-}
-
-struct pair {
-	size_t from, to;
-};
-
-static int cmp_pair(const void *a, const void *b)
-{
-	const struct pair *x = a, *y = b;
-	if (x->from != y->from)
-		return x->from < y->from ? -1 : 1;
-	return x->to < y->to ? -1 : x->to > y->to;
-}
-
-/* Sorted pairs into index lists: list[at[i] .. at[i + 1]) for node i. */
-static void to_lists(struct pair *p, size_t np, size_t nr, size_t **at, size_t **list)
-{
-	if (np)
-		qsort(p, np, sizeof(*p), cmp_pair);
-	*at = xcalloc(nr + 1, sizeof(**at));
-	*list = xcalloc(np ? np : 1, sizeof(**list));
-	for (size_t i = 0; i < np; i++) {
-		(*at)[p[i].from + 1]++;
-		(*list)[i] = p[i].to;
-	}
-	for (size_t i = 0; i < nr; i++)
-		(*at)[i + 1] += (*at)[i];
+	long at = cix_str_index_find(&x->by_path, path);
+	return at < 0 ? CIX_DB_NONE : (size_t)at;
 }
 
 static int prepare(struct cix_db *db, const char *sql, sqlite3_stmt **s, struct cix_err *err)
@@ -77,100 +42,128 @@ static int prepare(struct cix_db *db, const char *sql, sqlite3_stmt **s, struct 
 	return 0;
 }
 
-static int load(struct cix_db *db, struct cix_db_all *a, struct id_index **ids_out,
-		struct cix_err *err)
+/*
+ * Every valid path, sorted; derivers by path. The table is read in its
+ * own order and sorted here: read through the path index, each row would
+ * cost a look-up in the table.
+ */
+static int load_paths(struct cix_db *db, struct cix_db_all *a, struct places *x,
+		      struct strvec *derivers, struct cix_err *err)
 {
+	struct strvec paths = STRVEC_INIT, drvs = STRVEC_INIT;
+	int64_t *ids = NULL;
+	uint64_t *sizes = NULL;
+	size_t alloc = 0;
 	sqlite3_stmt *s = NULL;
-	struct id_index *ids = NULL;
-	struct pair *p = NULL;
-	char **derivers = NULL;
-	size_t alloc = 0, np = 0, palloc = 0;
 	int rc, r;
-
-	if ((r = prepare(db, "select id, path, deriver, narSize from ValidPaths order by path",
-			 &s, err)) < 0)
+	if ((r = prepare(db, "select id, path, deriver, narSize from ValidPaths", &s, err)) < 0)
 		return r;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *path = (const char *)sqlite3_column_text(s, 1);
 		const char *drv = (const char *)sqlite3_column_text(s, 2);
 		if (!path)
 			continue;
-		if (a->nr == alloc) {
-			alloc = alloc ? 2 * alloc : 1024;
-			a->paths = xrealloc(a->paths, alloc * sizeof(*a->paths));
-			a->nar_size = xrealloc(a->nar_size, alloc * sizeof(*a->nar_size));
-			derivers = xrealloc(derivers, alloc * sizeof(*derivers));
-			ids = xrealloc(ids, alloc * sizeof(*ids));
-		}
-		ids[a->nr] = (struct id_index){ sqlite3_column_int64(s, 0), a->nr };
-		a->paths[a->nr] = xstrdup(path);
-		derivers[a->nr] = drv && *drv ? xstrdup(drv) : NULL;
-		a->nar_size[a->nr] = (uint64_t)sqlite3_column_int64(s, 3);
-		a->nr++;
+		ALLOC_GROW(ids, paths.nr + 1, alloc);
+		sizes = xrealloc(sizes, alloc * sizeof(*sizes));
+		ids[paths.nr] = sqlite3_column_int64(s, 0);
+		sizes[paths.nr] = (uint64_t)sqlite3_column_int64(s, 3);
+		strvec_push(&paths, path);
+		strvec_push(&drvs, drv ? drv : "");
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
 		r = cix_db_error(db, err, "cannot list valid paths");
-		goto out;
+	} else {
+		struct cix_keyed *order = cix_str_order((const char *const *)paths.v, paths.nr);
+		a->nr = paths.nr;
+		a->paths = xcalloc(a->nr + 1, sizeof(*a->paths));
+		a->nar_size = xcalloc(a->nr + 1, sizeof(*a->nar_size));
+		for (size_t i = 0; i < a->nr; i++) {
+			size_t at = order[i].at;
+			a->paths[i] = paths.v[at];
+			paths.v[at] = NULL;   /* a's now */
+			a->nar_size[i] = sizes[at];
+			cix_id_map_put(&x->by_id, ids[at], (void *)(uintptr_t)(i + 1), 0);
+			strvec_push(derivers, drvs.v[at]);
+		}
+		free(order);
 	}
-	/* SQLite's order is bytewise (binary collation), as strcmp's. */
-	if (a->nr)
-		qsort(ids, a->nr, sizeof(*ids), cmp_id);
-	a->deriver = xcalloc(a->nr ? a->nr : 1, sizeof(*a->deriver));
-	for (size_t i = 0; i < a->nr; i++)
-		a->deriver[i] = derivers[i] ? by_path(a, derivers[i]) : CIX_DB_NONE;
+	strvec_clear(&paths);
+	strvec_clear(&drvs);
+	free(ids);
+	free(sizes);
+	return r;
+}
 
-	for (int pass = 0; pass < 2; pass++) {
-		const char *sql = pass ? "select drv, path from DerivationOutputs"
-				       : "select referrer, reference from Refs";
-		if ((r = prepare(db, sql, &s, err)) < 0)
-			goto out;
-		np = 0;
-		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-			size_t from = by_id(ids, a->nr, sqlite3_column_int64(s, 0)), to;
-			if (pass) {
-				const char *out = (const char *)sqlite3_column_text(s, 1);
-				to = out ? by_path(a, out) : CIX_DB_NONE;
-			} else {
-				to = by_id(ids, a->nr, sqlite3_column_int64(s, 1));
-			}
-			if (from == CIX_DB_NONE || to == CIX_DB_NONE)
-				continue;
-			ALLOC_GROW(p, np + 1, palloc);
-			p[np++] = (struct pair){ from, to };
+/* The references (pass 0) or the derivations' outputs (pass 1) as lists of places. */
+static int load_edges(struct cix_db *db, struct cix_db_all *a, const struct places *x,
+		      int pass, struct cix_err *err)
+{
+	const char *sql = pass ? "select drv, path from DerivationOutputs"
+			       : "select referrer, reference from Refs";
+	size_t (*p)[2] = NULL, np = 0, palloc = 0;
+	sqlite3_stmt *s;
+	int rc, r;
+	if ((r = prepare(db, sql, &s, err)) < 0)
+		return r;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		size_t from = by_id(x, sqlite3_column_int64(s, 0)), to;
+		if (pass) {
+			const char *out = (const char *)sqlite3_column_text(s, 1);
+			to = out ? by_path(x, out) : CIX_DB_NONE;
+		} else {
+			to = by_id(x, sqlite3_column_int64(s, 1));
 		}
-		sqlite3_finalize(s);
-		if (rc != SQLITE_DONE) {
-			r = cix_db_error(db, err, "cannot read the reference graph");
-			goto out;
-		}
-		if (pass)
-			to_lists(p, np, a->nr, &a->outs_at, &a->outs);
-		else
-			to_lists(p, np, a->nr, &a->refs_at, &a->refs);
+		if (from == CIX_DB_NONE || to == CIX_DB_NONE)
+			continue;
+		ALLOC_GROW(p, np + 1, palloc);
+		p[np][0] = from;
+		p[np][1] = to;
+		np++;
 	}
-	r = 0;
-out:
-	for (size_t i = 0; derivers && i < a->nr; i++)
-		free(derivers[i]);
-	free(derivers);
+	sqlite3_finalize(s);
+	if (rc == SQLITE_DONE)
+		cix_pairs_group(p, np, a->nr, pass ? &a->outs_at : &a->refs_at,
+				pass ? &a->outs : &a->refs);
 	free(p);
-	*ids_out = ids;
+	return rc == SQLITE_DONE ? 0 : cix_db_error(db, err, "cannot read the reference graph");
+}
+
+/*
+ * Ids and paths are found through hash tables and the edges grouped by
+ * counting: the work is linear in the store's size (a binary search per
+ * edge and a sort of them all grew faster).
+ */
+static int load(struct cix_db *db, struct cix_db_all *a, struct cix_err *err)
+{
+	struct places x = { 0 };
+	struct strvec derivers = STRVEC_INIT;
+	int r;
+	cix_id_map_init(&x.by_id, 1024);
+	if ((r = load_paths(db, a, &x, &derivers, err)) == 0) {
+		cix_str_index_build(&x.by_path, (const char *const *)a->paths, a->nr);
+		a->deriver = xcalloc(a->nr ? a->nr : 1, sizeof(*a->deriver));
+		for (size_t i = 0; i < a->nr; i++)
+			a->deriver[i] = *derivers.v[i] ? by_path(&x, derivers.v[i]) : CIX_DB_NONE;
+		if ((r = load_edges(db, a, &x, 0, err)) == 0)
+			r = load_edges(db, a, &x, 1, err);
+		cix_str_index_release(&x.by_path);
+	}
+	cix_id_map_release(&x.by_id);
+	strvec_clear(&derivers);
 	return r;
 }
 
 int cix_db_load_all(struct cix_db *db, struct cix_db_all *a, struct cix_err *err)
 {
-	struct id_index *ids = NULL;
 	int r;
 	memset(a, 0, sizeof(*a));
 	/* One read transaction: the four reads see one state of the store. */
 	cix_db_snapshot_release(db);
 	if ((r = cix_db_exec(db, "begin", err)) < 0)
 		return r;
-	r = load(db, a, &ids, err);
+	r = load(db, a, err);
 	cix_db_exec(db, r < 0 ? "rollback" : "commit", NULL);
-	free(ids);
 	if (r < 0)
 		cix_db_all_release(a);
 	return r;

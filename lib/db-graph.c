@@ -1,165 +1,124 @@
 /* db-graph.c - closures and reference graphs of store paths, in memory */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "db.h"
+#include "db-int.h"
 #include "id-map.h"
-#include "str-index.h"
+#include "key-sort.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 /*
- * The rows of cix_db_edges come keyed by database ids. They are gathered
- * here, the ids mapped to nodes through an open-addressing hash table,
- * then the nodes sorted by path and the edges turned into sorted index
- * lists: a closure of n paths costs one SQL statement and O(n log n) work,
- * instead of a query and string-set operations per path.
+ * The nodes of a graph come from a closure's walk (db-closure.c) or, for
+ * a set of paths, from cix_db_path_edges's rows; the edges as pairs of
+ * places among the nodes. Here the nodes are sorted by path (by a 64-bit
+ * key, in linear time), and the edges renumbered through an array and
+ * gathered by referrer: no hash look-up and no comparison sort over the
+ * whole graph.
  */
-
-#define NONE SIZE_MAX
 
 struct node {
 	int64_t id;      /* 0 for an invalid path (CIX_DB_EDGES_PATH only) */
 	char *path;
 };
 
-struct edge {
-	int64_t from, to;    /* ids, then node indices once resolved */
-};
-
-struct builder {
+/* A set of paths as cix_db_path_edges gives it: edges as ids until resolved. */
+struct rows {
 	struct node *nodes;
 	size_t nr, alloc;
-	struct edge *edges;
+	int64_t (*edges)[2];
 	size_t nr_edges, alloc_edges;
-	struct cix_id_map at;   /* id -> node index + 1 (ids of valid paths only) */
+	struct cix_id_map at;   /* id -> node place + 1 (valid paths only) */
 };
-
-static size_t find(const struct builder *b, int64_t id)
-{
-	uintptr_t at = (uintptr_t)cix_id_map_get(&b->at, id);
-	return at ? at - 1 : NONE;
-}
-
-/* The map anew, after the nodes moved (sorted, repeats dropped). */
-static void rehash(struct builder *b)
-{
-	cix_id_map_release(&b->at);
-	cix_id_map_init(&b->at, b->nr);
-	for (size_t n = 0; n < b->nr; n++)
-		if (b->nodes[n].id)
-			cix_id_map_put(&b->at, b->nodes[n].id, (void *)(uintptr_t)(n + 1), 0);
-}
-
-static void add_node(struct builder *b, int64_t id, const char *path)
-{
-	ALLOC_GROW(b->nodes, b->nr + 1, b->alloc);
-	b->nodes[b->nr].id = id;
-	b->nodes[b->nr].path = xstrdup(path);
-	b->nr++;
-	if (id)
-		cix_id_map_put(&b->at, id, (void *)(uintptr_t)b->nr, 0);
-}
 
 static int add_row(void *opaque, int64_t id, const char *path, int64_t referrer,
 		   int64_t reference)
 {
-	struct builder *b = opaque;
-	if (find(b, id) == NONE)
-		add_node(b, id, path);
+	struct rows *b = opaque;
+	if (!cix_id_map_get(&b->at, id)) {
+		ALLOC_GROW(b->nodes, b->nr + 1, b->alloc);
+		b->nodes[b->nr].id = id;
+		b->nodes[b->nr].path = xstrdup(path);
+		b->nr++;
+		cix_id_map_put(&b->at, id, (void *)(uintptr_t)b->nr, 0);
+	}
 	if (referrer) {
 		ALLOC_GROW(b->edges, b->nr_edges + 1, b->alloc_edges);
-		b->edges[b->nr_edges].from = referrer;
-		b->edges[b->nr_edges].to = reference;
+		b->edges[b->nr_edges][0] = referrer;
+		b->edges[b->nr_edges][1] = reference;
 		b->nr_edges++;
 	}
 	return 0;
 }
 
-static int get_id(void *opaque, int64_t id, const char *path, int64_t referrer,
-		  int64_t reference)
+static void add_invalid(struct rows *b, const char *path)
 {
-	*(int64_t *)opaque = id;
-	return 0;
+	ALLOC_GROW(b->nodes, b->nr + 1, b->alloc);
+	b->nodes[b->nr].id = 0;
+	b->nodes[b->nr].path = xstrdup(path);
+	b->nr++;
 }
 
-/* A node with the first bytes of its path's last component, to sort by without a miss. */
-struct sort_key {
-	uint64_t key;
-	struct node node;
-};
-
-static int cmp_key(const void *a, const void *b)
+/* The edges between nodes of the set, as places (in place of the ids). */
+static size_t resolve(struct rows *b, size_t (*out)[2])
 {
-	const struct sort_key *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return strcmp(x->node.path, y->node.path);
-}
-
-/* The length of the directory part that every path of nodes shares: 0 if not one. */
-static size_t shared_dir(const struct node *nodes, size_t n)
-{
-	const char *slash = n ? strrchr(nodes[0].path, '/') : NULL;
-	size_t dir = slash ? (size_t)(slash - nodes[0].path) + 1 : 0;
-	for (size_t i = 1; dir && i < n; i++)
-		if (strncmp(nodes[i].path, nodes[0].path, dir))
-			dir = 0;
-	return dir;
-}
-
-/*
- * Sorted by path. The key, the big-endian bytes after the directory all
- * paths share (store paths: the hash part), orders as strcmp does; equal
- * keys go to strcmp.
- */
-static void sort_nodes(struct node *nodes, size_t n)
-{
-	struct sort_key *k = xcalloc(n + 1, sizeof(*k));
-	size_t dir = shared_dir(nodes, n);
-	for (size_t i = 0; i < n; i++) {
-		k[i].node = nodes[i];
-		k[i].key = cix_str_key(nodes[i].path + dir);
+	size_t k = 0;
+	for (size_t i = 0; i < b->nr_edges; i++) {
+		uintptr_t from = (uintptr_t)cix_id_map_get(&b->at, b->edges[i][0]);
+		uintptr_t to = (uintptr_t)cix_id_map_get(&b->at, b->edges[i][1]);
+		if (from && to) {
+			out[k][0] = from - 1;
+			out[k][1] = to - 1;
+			k++;
+		}
 	}
-	qsort(k, n, sizeof(*k), cmp_key);
-	for (size_t i = 0; i < n; i++)
-		nodes[i] = k[i].node;
-	free(k);
+	return k;
 }
 
-static int cmp_edge(const void *a, const void *b)
+/* The nodes' places in path order. */
+static struct cix_keyed *path_order(const struct node *nodes, size_t n)
 {
-	const struct edge *x = a, *y = b;
-	if (x->from != y->from)
-		return x->from < y->from ? -1 : 1;
-	return x->to < y->to ? -1 : x->to > y->to;
+	const char **v = xcalloc(n + 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		v[i] = nodes[i].path;
+	struct cix_keyed *k = cix_str_order(v, n);
+	free(v);
+	return k;
 }
 
 /*
- * Edges (node indices) sorted by (from, to): counted into buckets by from
- * in one pass, each bucket (a node's few references) sorted on its own.
+ * g from nodes[0..nr) and edges[0..k) between them (places, renumbered
+ * here): the paths (taken from nodes) sorted, repeats made one.
  */
-static void sort_edges(struct edge *edges, size_t k, size_t n)
+static void finish(struct node *nodes, size_t nr, size_t (*edges)[2], size_t k,
+		   struct cix_db_graph *g)
 {
-	size_t *at = xcalloc(n + 2, sizeof(*at));
-	struct edge *out = xcalloc(k + 1, sizeof(*out));
-	for (size_t i = 0; i < k; i++)
-		at[edges[i].from + 2]++;
-	for (size_t i = 2; i < n + 2; i++)
-		at[i] += at[i - 1];
-	for (size_t i = 0; i < k; i++)
-		out[at[edges[i].from + 1]++] = edges[i];
-	/* at[f + 1] is now the end of f's bucket, at[f] its start */
-	for (size_t f = 0; f < n; f++)
-		if (at[f + 1] - at[f] > 1)
-			qsort(out + at[f], at[f + 1] - at[f], sizeof(*out), cmp_edge);
-	if (k)
-		memcpy(edges, out, k * sizeof(*out));
-	free(out);
-	free(at);
+	struct cix_keyed *order = path_order(nodes, nr);
+	size_t *place = xcalloc(nr + 1, sizeof(*place));
+	size_t n = 0;
+
+	g->paths = xcalloc(nr + 1, sizeof(*g->paths));
+	for (size_t i = 0; i < nr; i++) {
+		char *p = nodes[order[i].at].path;
+		/* Only invalid paths (without edges) can be there twice. */
+		if (n && !strcmp(g->paths[n - 1], p)) {
+			free(p);
+		} else {
+			g->paths[n++] = p;
+		}
+		place[order[i].at] = n - 1;
+	}
+	g->nr = n;
+	for (size_t i = 0; i < k; i++) {
+		edges[i][0] = place[edges[i][0]];
+		edges[i][1] = place[edges[i][1]];
+	}
+	cix_pairs_group((const size_t (*)[2])edges, k, n, &g->refs_at, &g->refs);
+	free(place);
+	free(order);
 }
 
-static void builder_release(struct builder *b)
+static void rows_release(struct rows *b)
 {
 	for (size_t i = 0; i < b->nr; i++)
 		free(b->nodes[i].path);
@@ -168,87 +127,56 @@ static void builder_release(struct builder *b)
 	cix_id_map_release(&b->at);
 }
 
-/* Sort the nodes, resolve the edges to indices and fill g; b is emptied. */
-static void finish(struct builder *b, struct cix_db_graph *g)
+/* The graph of paths[0..n) themselves, from one row query each. */
+static int set_graph(struct cix_db *db, const char *const *paths, size_t n,
+		     struct cix_db_graph *g, struct cix_err *err)
 {
-	size_t n = 0, k = 0;
-
-	if (b->nr > 1)
-		sort_nodes(b->nodes, b->nr);
-	/* Only invalid paths (without edges) can be there twice. */
-	for (size_t i = 0; i < b->nr; i++)
-		if (n && !strcmp(b->nodes[n - 1].path, b->nodes[i].path))
-			free(b->nodes[i].path);
-		else
-			b->nodes[n++] = b->nodes[i];
-	b->nr = n;
-	rehash(b);
-
-	for (size_t i = 0; i < b->nr_edges; i++) {
-		size_t from = find(b, b->edges[i].from), to = find(b, b->edges[i].to);
-		if (from != NONE && to != NONE) {
-			b->edges[k].from = (int64_t)from;
-			b->edges[k].to = (int64_t)to;
-			k++;
-		}
+	struct rows b = { 0 };
+	int r = 0;
+	cix_id_map_init(&b.at, n);
+	for (size_t i = 0; i < n; i++) {
+		if ((r = cix_db_path_edges(db, paths[i], add_row, &b, err)) < 0)
+			break;
+		if (!r)
+			add_invalid(&b, paths[i]);
+		r = 0;
 	}
-	sort_edges(b->edges, k, n);
-
-	g->nr = n;
-	g->paths = xcalloc(n + 1, sizeof(*g->paths));
-	g->refs_at = xcalloc(n + 1, sizeof(*g->refs_at));
-	g->refs = xcalloc(k + 1, sizeof(*g->refs));
-	size_t m = 0;
-	for (size_t i = 0, e = 0; i < n; i++) {
-		g->paths[i] = b->nodes[i].path;
-		g->refs_at[i] = m;
-		for (; e < k && (size_t)b->edges[e].from == i; e++)
-			if (m == g->refs_at[i] || g->refs[m - 1] != (size_t)b->edges[e].to)
-				g->refs[m++] = (size_t)b->edges[e].to;
+	if (!r) {
+		size_t (*edges)[2] = xcalloc(b.nr_edges + 1, sizeof(*edges));
+		size_t k = resolve(&b, edges);
+		finish(b.nodes, b.nr, edges, k, g);
+		free(edges);
+		b.nr = 0;   /* the paths are g's */
 	}
-	g->refs_at[n] = m;
-	b->nr = 0;
-	builder_release(b);
+	rows_release(&b);
+	return r;
+}
+
+static int closure_graph(struct cix_db *db, const char *const *paths, size_t n, int referrers,
+			 struct cix_db_graph *g, struct cix_err *err)
+{
+	struct cix_db_closure c;
+	int r = cix_db_closure(db, paths, n, referrers, &c, err);
+	if (r < 0)
+		return r;
+	struct node *nodes = xcalloc(c.nr + 1, sizeof(*nodes));
+	for (size_t i = 0; i < c.nr; i++)
+		nodes[i] = (struct node){ c.ids[i], c.paths[i] };
+	finish(nodes, c.nr, c.edges, c.nr_edges, g);
+	free(nodes);
+	free(c.paths);   /* each is g's now */
+	c.paths = NULL;
+	cix_db_closure_release(&c);
+	return 0;
 }
 
 int cix_db_graph(struct cix_db *db, const char *const *paths, size_t n,
 		 enum cix_db_edges_mode mode, struct cix_db_graph *g, struct cix_err *err)
 {
-	struct builder b = { 0 };
-	int r = 0;
-
-	cix_id_map_init(&b.at, n);
-
-	for (size_t i = 0; i < n; i++) {
-		/*
-		 * A path already in the graph of a closure brought its own
-		 * closure with it: skip it, so that many paths of one closure
-		 * cost one closure query (plus a look-up each), not one each.
-		 */
-		if (mode != CIX_DB_EDGES_PATH && b.nr) {
-			int64_t id = 0;
-			if ((r = cix_db_edges(db, paths[i], CIX_DB_EDGES_PATH, get_id, &id, err)) < 0)
-				break;
-			if (r && find(&b, id) != NONE)
-				continue;
-		}
-		r = cix_db_edges(db, paths[i], mode, add_row, &b, err);
-		if (r < 0)
-			break;
-		if (!r && mode != CIX_DB_EDGES_PATH) {
-			r = cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid", paths[i]);
-			break;
-		}
-		if (!r)
-			add_node(&b, 0, paths[i]);
-		r = 0;
-	}
-	if (r < 0) {
-		builder_release(&b);
-		return r;
-	}
-	finish(&b, g);
-	return 0;
+	memset(g, 0, sizeof(*g));
+	if (mode == CIX_DB_EDGES_PATH)
+		return set_graph(db, paths, n, g, err);
+	return closure_graph(db, paths, n, mode == CIX_DB_EDGES_REFERRERS_CLOSURE, g, err);
 }
 
 void cix_db_graph_release(struct cix_db_graph *g)

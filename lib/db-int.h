@@ -44,12 +44,27 @@ int cix_db_row_info(struct sqlite3_stmt *s, const char *path, struct cix_path_in
 #define CIX_DB_ROW_COLUMNS "id, hash, registrationTime, deriver, narSize, sigs, ca, ultimate"
 
 /*
- * The rows of cix_db_edges for the closure of the path whose id is start,
- * through references, or referrers if referrers (lib/db-closure.c); fn's
- * negative code stops it. Inside the caller's read transaction.
+ * A closure: every path met, in the order met (ids and paths), and every
+ * reference between them as (referrer, reference) places in that order.
  */
-int cix_db_closure_edges(struct cix_db *db, int64_t start, int referrers, cix_db_edge_fn fn,
-			 void *opaque, struct cix_err *err);
+struct cix_db_closure {
+	int64_t *ids;
+	char **paths;
+	size_t nr;
+	size_t (*edges)[2];
+	size_t nr_edges;
+};
+/*
+ * The closure of the paths whose ids are starts[0..n), through references,
+ * or referrers if referrers (lib/db-closure.c). Inside the caller's read
+ * transaction; c is filled (and must be released) on success only.
+ */
+int cix_db_closure_walk(struct cix_db *db, const int64_t *starts, size_t n, int referrers,
+			struct cix_db_closure *c, struct cix_err *err);
+/* The same from paths (each must be valid: -CIX_ENOTFOUND), in a read transaction. */
+int cix_db_closure(struct cix_db *db, const char *const *paths, size_t n, int referrers,
+		   struct cix_db_closure *c, struct cix_err *err);
+void cix_db_closure_release(struct cix_db_closure *c);
 
 /* Run sql (no rows); the error is recorded in err. */
 int cix_db_exec(struct cix_db *db, const char *sql, struct cix_err *err);

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "db-int.h"
 #include "id-map.h"
+#include "key-sort.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -85,17 +86,6 @@ static int ref_ids(struct queries *q, int64_t id, int64_t **refs, size_t *nr, si
 	return rc == SQLITE_DONE ? 0 : cix_db_error(q->db, err, "query failed");
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
-static int cmp_path(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
  * Every info's references. Read in the order of the ids, and the paths of
  * the ids not queried looked up in ascending order: b-tree pages are then
@@ -104,31 +94,33 @@ static int cmp_path(const void *a, const void *b)
 static int query_refs(struct queries *q, const int64_t *ids, struct cix_path_info *infos,
 		      size_t n, struct cix_err *err)
 {
-	int64_t (*by_id)[2] = xcalloc(n + 1, sizeof(*by_id)), *refs = NULL, *missing;
+	struct cix_keyed *by_id = xcalloc(n + 1, sizeof(*by_id)), *missing;
+	int64_t *refs = NULL;
 	size_t *at = xcalloc(n + 1, sizeof(*at)), nr = 0, alloc = 0, nr_missing = 0;
 	int r = 0;
 	for (size_t i = 0; i < n; i++)
-		by_id[i][0] = ids[i], by_id[i][1] = (int64_t)i;
-	qsort(by_id, n, sizeof(*by_id), cmp_id);
+		by_id[i] = (struct cix_keyed){ (uint64_t)ids[i], i };
+	cix_keyed_sort(by_id, n);
 	for (size_t k = 0; !r && k < n; k++) {
-		at[by_id[k][1]] = nr;
-		r = ref_ids(q, by_id[k][0], &refs, &nr, &alloc, err);
-		infos[by_id[k][1]].nr_refs = nr - at[by_id[k][1]];
+		size_t i = by_id[k].at;
+		at[i] = nr;
+		r = ref_ids(q, (int64_t)by_id[k].key, &refs, &nr, &alloc, err);
+		infos[i].nr_refs = nr - at[i];
 	}
 	missing = xcalloc(nr + 1, sizeof(*missing));
 	for (size_t j = 0; !r && j < nr; j++)
 		if (!cix_id_map_get(&q->paths, refs[j]))
-			missing[nr_missing++] = refs[j];
-	qsort(missing, nr_missing, sizeof(*missing), cmp_id);
+			missing[nr_missing++] = (struct cix_keyed){ (uint64_t)refs[j], j };
+	cix_keyed_sort(missing, nr_missing);
 	for (size_t j = 0; !r && j < nr_missing; j++)
-		if (!j || missing[j] != missing[j - 1])
-			r = look_up(q, missing[j], err);
+		if (!j || missing[j].key != missing[j - 1].key)
+			r = look_up(q, (int64_t)missing[j].key, err);
 	for (size_t i = 0; !r && i < n; i++) {
 		struct cix_path_info *in = &infos[i];
 		in->refs = xcalloc(in->nr_refs + 1, sizeof(*in->refs));
 		for (size_t j = 0; j < in->nr_refs; j++)
 			in->refs[j] = xstrdup(cix_id_map_get(&q->paths, refs[at[i] + j]));
-		qsort(in->refs, in->nr_refs, sizeof(*in->refs), cmp_path);
+		cix_sort_strs(in->refs, in->nr_refs);
 	}
 	if (r < 0)
 		for (size_t i = 0; i < n; i++)

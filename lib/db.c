@@ -663,28 +663,31 @@ int cix_db_referrers(struct cix_db *db, const char *path, cix_path_fn fn, void *
 	return list_by_path(db, S_REFERRERS, path, fn, opaque, err);
 }
 
-/* A closure's rows (db-closure.c), in one read transaction of their own if none is open. */
-static int closure_edges(struct cix_db *db, const char *path, int referrers,
-			 cix_db_edge_fn fn, void *opaque, struct cix_err *err)
+int cix_db_closure(struct cix_db *db, const char *const *paths, size_t n, int referrers,
+		   struct cix_db_closure *c, struct cix_err *err)
 {
-	int own = sqlite3_get_autocommit(db->h), r;
-	int64_t id;
-	if (own && (r = cix_db_exec(db, "begin", err)) < 0)
+	int own = sqlite3_get_autocommit(db->h), r = 0;
+	int64_t *ids = xcalloc(n + 1, sizeof(*ids));
+	if (own && (r = cix_db_exec(db, "begin", err)) < 0) {
+		free(ids);
 		return r;
-	if ((r = path_id(db, path, &id, err)) > 0 &&
-	    (r = cix_db_closure_edges(db, id, referrers, fn, opaque, err)) == 0)
-		r = 1;
+	}
+	for (size_t i = 0; !r && i < n; i++)
+		if ((r = path_id(db, paths[i], &ids[i], err)) == 0)
+			r = cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid", paths[i]);
+		else if (r > 0)
+			r = 0;
+	if (!r)
+		r = cix_db_closure_walk(db, ids, n, referrers, c, err);
 	if (own)
 		cix_db_exec(db, "commit", NULL);
+	free(ids);
 	return r;
 }
 
-int cix_db_edges(struct cix_db *db, const char *path, enum cix_db_edges_mode mode,
-		 cix_db_edge_fn fn, void *opaque, struct cix_err *err)
+int cix_db_path_edges(struct cix_db *db, const char *path, cix_db_edge_fn fn, void *opaque,
+		      struct cix_err *err)
 {
-	if (mode != CIX_DB_EDGES_PATH)
-		return closure_edges(db, path, mode == CIX_DB_EDGES_REFERRERS_CLOSURE, fn, opaque,
-				     err);
 	sqlite3_stmt *s = stmt(db, S_EDGES, err);
 	int rc, r = 0;
 	if (!s)

@@ -113,25 +113,24 @@ int cix_db_drv_outputs(struct cix_db *db, const char *drv_path, cix_path_fn fn, 
 int cix_db_all_valid(struct cix_db *db, cix_path_fn fn, void *opaque, struct cix_err *err);
 
 /*
- * The reference graph, row by row, for lib/db-graph.c. For each valid path
- * of the set that mode gives, fn(opaque, id, path, referrer, reference) is
- * called once per reference edge that touches it (as referrer for
- * CIX_DB_EDGES_PATH and _REQUISITES, as reference for _REFERRERS_CLOSURE),
- * or once with referrer = reference = 0 if there is none. id, referrer
- * and reference are the database's row ids of paths (never 0), stable
- * while db is open; rows come in no particular order and a path may come
- * in several of them. Returns 1 if there was a row, 0 if path is not
- * valid (no row), or a negative code (fn's, which stops the query).
+ * A path's row and references, for lib/db-graph.c: fn(opaque, id, path,
+ * referrer, reference) once per reference of path (referrer is its id),
+ * or once with referrer = reference = 0 if it has none. id, referrer and
+ * reference are the database's row ids of paths (never 0), stable while
+ * db is open. Returns 1 if there was a row, 0 if path is not valid (no
+ * row), or a negative code (fn's, which stops the query).
  */
-enum cix_db_edges_mode {
-	CIX_DB_EDGES_PATH,                /* path alone */
-	CIX_DB_EDGES_REQUISITES,          /* its closure through references */
-	CIX_DB_EDGES_REFERRERS_CLOSURE,   /* its closure through referrers */
-};
 typedef int (*cix_db_edge_fn)(void *opaque, int64_t id, const char *path,
 			      int64_t referrer, int64_t reference);
-int cix_db_edges(struct cix_db *db, const char *path, enum cix_db_edges_mode mode,
-		 cix_db_edge_fn fn, void *opaque, struct cix_err *err);
+int cix_db_path_edges(struct cix_db *db, const char *path, cix_db_edge_fn fn, void *opaque,
+		      struct cix_err *err);
+
+/* Which paths cix_db_graph gives. */
+enum cix_db_edges_mode {
+	CIX_DB_EDGES_PATH,                /* the paths alone */
+	CIX_DB_EDGES_REQUISITES,          /* their closure through references */
+	CIX_DB_EDGES_REFERRERS_CLOSURE,   /* their closure through referrers */
+};
 
 /*
  * A set of store paths and the references among them (lib/db-graph.c).

@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static size_t slot(const struct cix_id_map *m, int64_t id)
 {
@@ -64,10 +65,13 @@ void cix_id_map_put(struct cix_id_map *m, int64_t id, void *val, int owned)
 
 void cix_id_map_release(struct cix_id_map *m)
 {
+	if (!m->vals)
+		return;
 	for (size_t k = 0; k <= m->mask; k++)
 		if (m->owned[k])
 			free(m->vals[k]);
 	free(m->ids);
 	free(m->vals);
 	free(m->owned);
+	memset(m, 0, sizeof(*m));
 }

@@ -18,6 +18,7 @@ void cix_id_map_init(struct cix_id_map *m, size_t expected);
 void *cix_id_map_get(const struct cix_id_map *m, int64_t id);
 /* Set id's value (an owned one it had is freed). */
 void cix_id_map_put(struct cix_id_map *m, int64_t id, void *val, int owned);
+/* Free it all (again: nothing). */
 void cix_id_map_release(struct cix_id_map *m);
 
 #endif

@@ -131,6 +131,21 @@ int cix_cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+void cix_sort_strs(char **v, size_t n)
+{
+	if (n > 16) {
+		qsort(v, n, sizeof(*v), cix_cmp_str);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		char *x = v[i];
+		size_t j = i;
+		for (; j && strcmp(v[j - 1], x) > 0; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 int cix_name_of_dead_process(const char *name, const char *prefix)
 {
 	size_t n = strlen(prefix);

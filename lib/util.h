@@ -62,6 +62,8 @@ DIR *cix_fdopendir_dup(int fd);
 
 /* qsort/bsearch comparison of two strings held in an array of char *. */
 int cix_cmp_str(const void *a, const void *b);
+/* v[0..n) sorted by strcmp; a few (a path's references) without qsort's set-up. */
+void cix_sort_strs(char **v, size_t n);
 
 /*
  * Is name PREFIX followed by the pid of a process that no longer exists
