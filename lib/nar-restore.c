@@ -30,7 +30,9 @@ struct restore {
 	int created;                    /* the target exists and is ours */
 	struct strbuf path;             /* target + relative path, for messages */
 	int canonical;                  /* CIX_RESTORE_CANONICAL */
+	int writeback;                  /* CIX_RESTORE_WRITEBACK */
 	mode_t file_mode;               /* canonical mode of the open file */
+	uint64_t file_size;             /* of the open file */
 	size_t lens[CIX_NAR_MAX_DEPTH + 2];
 };
 
@@ -123,6 +125,7 @@ static int r_file_start(void *opaque, int executable, uint64_t size,
 	created(rs);
 	rs->file_fd = fd;
 	rs->file_mode = executable ? 0555 : 0444;
+	rs->file_size = size;
 	rs->pending = NULL;
 	return 0;
 }
@@ -135,11 +138,16 @@ static int r_file_data(void *opaque, const void *data, size_t len,
 	return r < 0 ? fs_error(rs, -r, "write", err) : 0;
 }
 
+/* Below this, a file waits for the flush: a call each would cost more than it gains. */
+#define WRITEBACK_MIN (256 * 1024)
+
 static int r_file_end(void *opaque, struct cix_err *err)
 {
 	struct restore *rs = opaque;
 	int fd = rs->file_fd, r = 0;
 	rs->file_fd = -1;
+	if (rs->writeback && rs->file_size >= WRITEBACK_MIN)
+		(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);   /* a hint only */
 	if (rs->canonical)
 		r = canonical_fd(rs, fd, rs->file_mode, err);
 	if (close(fd) < 0 && !r)
@@ -228,7 +236,8 @@ static int restore_in(cix_source_fn src, void *opaque, int pfd, const char *base
 		      const char *shown, int flags, struct cix_hash *hash, uint64_t *size,
 		      struct cix_err *err)
 {
-	struct restore rs = { .file_fd = -1, .canonical = !!(flags & CIX_RESTORE_CANONICAL) };
+	struct restore rs = { .file_fd = -1, .canonical = !!(flags & CIX_RESTORE_CANONICAL),
+			      .writeback = !!(flags & CIX_RESTORE_WRITEBACK) };
 	int r;
 
 	cix_err_clear(err);

@@ -67,6 +67,13 @@ int cix_nar_restore(cix_source_fn src, void *opaque, const char *target,
  * tree restored for the store needs no second pass.
  */
 #define CIX_RESTORE_CANONICAL 1
+/*
+ * CIX_RESTORE_WRITEBACK: each large file's pages start on their way to
+ * the disk as soon as it is complete, so that the flush that comes before
+ * a path is registered (cix_store_register) waits for what is left, not
+ * for the whole tree: the disk works while the rest is restored.
+ */
+#define CIX_RESTORE_WRITEBACK 2
 int cix_nar_restore_flags(cix_source_fn src, void *opaque, const char *target, int flags,
 			  struct cix_hash *hash, uint64_t *size, struct cix_err *err);
 

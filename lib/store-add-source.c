@@ -304,7 +304,9 @@ int cix_store_add_nar_prepare(struct cix_store *s, const struct cix_path_info *i
 		return r;
 	cix_store_tmp_name(tmp);
 	strbuf_addf(&t, "%s/%s/%s", s->store_dir, TMP_DIR, tmp->buf);
-	if ((r = cix_nar_restore_flags(src, opaque, t.buf, CIX_RESTORE_CANONICAL, &h, &size, err)) == 0 &&
+	if ((r = cix_nar_restore_flags(src, opaque, t.buf,
+				       CIX_RESTORE_CANONICAL | CIX_RESTORE_WRITEBACK, &h, &size,
+				       err)) == 0 &&
 	    (memcmp(h.bytes, info->nar_hash.bytes, 32) || size != info->nar_size))
 		r = cix_error(err, -CIX_EMISMATCH, "hash or size mismatch importing path '%s'",
 			      info->path);

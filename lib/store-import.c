@@ -259,7 +259,7 @@ int cix_store_import(struct cix_store *s, cix_source_fn src, void *src_opaque,
 		     cix_path_fn imported, void *opaque, struct cix_err *err)
 {
 	static const struct cix_import_ops ops = { nar_target, path_done, discard,
-						   CIX_RESTORE_CANONICAL, target_dir };
+						   CIX_RESTORE_CANONICAL | CIX_RESTORE_WRITEBACK, target_dir };
 	struct import im = { .s = s, .pid = (long)getpid() };
 	struct entry **order = NULL;
 	int r = cix_store_need_tmp(s, err);

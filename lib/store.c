@@ -246,8 +246,9 @@ static int copy_in(struct cix_store *s, const char *src, const char *tmp,
 		return cix_error(err, -EAGAIN, "cannot create thread");
 	}
 	strbuf_addf(&target, "%s/%s/%s", s->store_dir, TMP_DIR, tmp);
-	r = cix_nar_restore_flags(cix_chan_read, d.chan, target.buf, CIX_RESTORE_CANONICAL,
-				  nar_hash, nar_size, err);
+	r = cix_nar_restore_flags(cix_chan_read, d.chan, target.buf,
+				  CIX_RESTORE_CANONICAL | CIX_RESTORE_WRITEBACK, nar_hash, nar_size,
+				  err);
 	cix_chan_close_read(d.chan); /* a dump still writing gets EPIPE and stops */
 	pthread_join(th, NULL);
 	cix_chan_free(d.chan);

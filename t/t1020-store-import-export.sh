@@ -131,6 +131,22 @@ test_expect_success NIX 'importing twice is harmless' '
 	cix store --verify --check-contents
 '
 
+# The restore makes files and directories writable by their owner, then
+# gives them their canonical modes: a umask must change none of them.
+test_expect_success NIX 'the modes are the canonical ones whatever the umask' '
+	for mask in 022 077 0; do
+		fresh_store &&
+		(umask $mask && cix store --import <closure.export >/dev/null) &&
+		t=$(grep -e -tree imported) &&
+		find "$t" -exec stat -c "%a %Y %F" {} + | sort | uniq -c >modes.$mask &&
+		grep -q " 555 1 directory" modes.$mask &&
+		grep -q " 444 1 regular file" modes.$mask &&
+		! grep -v -e " 555 1 directory" -e " 444 1 regular file" -e " 777 1 symbolic link" modes.$mask ||
+			{ echo "umask $mask:"; cat modes.$mask; return 1; }
+		cix store --verify --check-contents || return 1
+	done
+'
+
 test_expect_success NIX 'kill -9 during an import leaves no valid partial path' '
 	dd if=/dev/urandom of=big bs=1M count=100 2>/dev/null &&
 	b=$(nixs --add big) &&
