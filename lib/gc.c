@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "gc.h"
 #include "nar-read.h"
+#include "remove-queue.h"
 #include "store-int.h"
 #include "store-path.h"
 #include "util.h"
@@ -22,7 +23,8 @@
  * marked in memory from the roots. The dead paths are then deleted in an
  * order where each comes before what it refers to: invalidated in batches
  * (one transaction each, every path checked to have no referrer left),
- * then their files removed.
+ * then their files removed, on a thread of their own while the next
+ * batch is invalidated (lib/remove-queue.h).
  */
 
 /*
@@ -158,16 +160,14 @@ static int done_enough(struct gc *g)
 }
 
 /*
- * Invalidate, then delete, paths[0..n) (in order); a tree that cannot be removed (changed
- * under us) is left for the next run, the first such failure kept in
- * *rm_err, and the others still go. < 0 only for database failures.
+ * paths[i]'s files for each done[i], in order, here: a tree that cannot be
+ * removed (changed under us) is left for the next run, the first such
+ * failure kept in *rm_err, and the others still go.
  */
-static int delete_batch(struct gc *g, const char *const *paths, size_t n, struct cix_err *rm_err,
-			struct cix_err *err)
+static int remove_files(struct gc *g, const char *const *paths, size_t n,
+			const unsigned char *done, struct cix_err *rm_err)
 {
-	unsigned char *done = xcalloc(n ? n : 1, 1);
-	long r = cix_db_invalidate_many(g->s->db, paths, n, done, err);
-	for (size_t i = 0; r >= 0 && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		/* Stopped half-way: the invalid rest is garbage for the next run. */
 		if (!done[i] || stop_now(g))
 			continue;
@@ -179,26 +179,57 @@ static int delete_batch(struct gc *g, const char *const *paths, size_t n, struct
 			continue;
 		}
 		g->res->nr_deleted++;
+		int r;
 		if (g->o->each && (r = g->o->each(paths[i], g->o->opaque)) < 0)
-			break;
+			return r;
 	}
+	return 0;
+}
+
+/*
+ * Invalidate paths[0..n) (in order), then delete their files: on the
+ * queue's thread if there is one (it takes paths), else here. < 0 only
+ * for database failures (and each's).
+ */
+static int delete_batch(struct gc *g, struct cix_remove_queue *q, const char **paths, size_t n,
+			struct cix_err *rm_err, struct cix_err *err)
+{
+	unsigned char *done = xcalloc(n ? n : 1, 1);
+	long r = cix_db_invalidate_many(g->s->db, paths, n, done, err);
+	if (r >= 0 && q) {
+		cix_remove_queue_add(q, paths, done, n, strlen(g->s->store_dir) + 1);
+		return 0;
+	}
+	if (r >= 0)
+		r = remove_files(g, paths, n, done, rm_err);
 	free(done);
+	free(paths);
 	return r < 0 ? (int)r : 0;
 }
 
 static int delete_in_order(struct gc *g, const size_t *order, size_t n, struct cix_err *err)
 {
 	size_t batch = g->o->max_freed ? 16 : n / 8 < BATCH ? BATCH : n / 8 > BATCH_MAX ? BATCH_MAX : n / 8;
-	const char **paths = xcalloc(batch, sizeof(*paths));
 	struct cix_err rm_err = { 0 };
+	/* (With a bound on the bytes to free, each batch's decide whether to go on: no queue.) */
+	struct cix_remove_queue *q = g->o->max_freed || n <= batch ? NULL :
+		cix_remove_queue_start(g->s->store_fd, g->o->each, g->o->opaque);
 	int r = 0;
 	for (size_t i = 0; !r && i < n && !done_enough(g); i += batch) {
 		size_t m = n - i < batch ? n - i : batch;
+		const char **paths = xcalloc(m, sizeof(*paths));
 		for (size_t k = 0; k < m; k++)
 			paths[k] = g->all.paths[order[i + k]];
-		r = delete_batch(g, paths, m, &rm_err, err);
+		r = delete_batch(g, q, paths, m, &rm_err, err);
 	}
-	free(paths);
+	if (q) {
+		if (g->stopped)
+			cix_remove_queue_stop(q);
+		int qr = cix_remove_queue_finish(q, &g->res->bytes_freed, &g->res->nr_deleted,
+						 &rm_err);
+		if (!r)
+			r = qr;
+	}
 	if (!r && rm_err.code)
 		r = cix_error(err, rm_err.code, "%s", rm_err.msg);
 	return r;

@@ -39,11 +39,24 @@ int cix_store_dir_check(const char *dir, struct cix_err *err)
 	return 0;
 }
 
+/*
+ * The characters of store path names (NAME) and of their hash parts (B32:
+ * cix_nixbase32_chars, the digits and the lower-case letters but e, o, t
+ * and u; tested against it in t/unit), a table look-up each: the daemon
+ * and every export check each path and reference they handle.
+ */
+enum { NAME = 1, B32 = 2 };
+static const unsigned char char_class[256] = {
+	['0' ... '9'] = NAME | B32,
+	['a' ... 'd'] = NAME | B32, ['e'] = NAME, ['f' ... 'n'] = NAME | B32, ['o'] = NAME,
+	['p' ... 's'] = NAME | B32, ['t' ... 'u'] = NAME, ['v' ... 'z'] = NAME | B32,
+	['A' ... 'Z'] = NAME,
+	['+'] = NAME, ['-'] = NAME, ['.'] = NAME, ['_'] = NAME, ['?'] = NAME, ['='] = NAME,
+};
+
 static int is_name_char(unsigned char c)
 {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-	       (c >= 'A' && c <= 'Z') || c == '+' || c == '-' || c == '.' ||
-	       c == '_' || c == '?' || c == '=';
+	return char_class[c] & NAME;
 }
 
 int cix_store_name_check(const char *name, size_t len, struct cix_err *err)
@@ -62,15 +75,9 @@ int cix_store_name_check(const char *name, size_t len, struct cix_err *err)
 	return 0;
 }
 
-/*
- * cix_nixbase32_chars: the digits and the lower-case letters but e, o, t
- * and u (tested against it in t/unit). Not a search of that string for
- * each of a hash's 32 characters: a daemon checks every path it is sent.
- */
 static int is_b32_char(unsigned char c)
 {
-	return (c >= '0' && c <= '9') ||
-	       (c >= 'a' && c <= 'z' && c != 'e' && c != 'o' && c != 't' && c != 'u');
+	return char_class[c] & B32;
 }
 
 int cix_store_basename_check(const char *base, size_t len, struct cix_err *err)

@@ -151,6 +151,24 @@ test_expect_success 'kill -9 in the middle of a collection: no valid path is dam
 	rm state/gcroots/keep && cix gc 2>/dev/null
 '
 
+# More dead paths than a batch (4,096): the files of one batch are removed
+# on a thread of their own while the next batch's rows are deleted.
+test_expect_success 'a collection in several batches: every dead path gone, the live ones whole' '
+	gen-closure "$SD" 10000 5 2>/dev/null >b.exp &&
+	cix store --import <b.exp >b.imported &&
+	ln -s "$(sed -n 2000p b.imported)" state/gcroots/b &&
+	cix gc --list-dead | sort >dead.before &&
+	test $(wc -l <dead.before) -gt 4096 &&
+	cix gc 2>gc.err &&
+	grep "($(wc -l <dead.before) store paths deleted)" gc.err &&
+	cix gc --list-dead >dead && test_line_count = 0 dead &&
+	for p in $(cat dead.before); do test ! -e "$p" || return 1; done &&
+	cix gc --list-live | sort >live &&
+	ls store | grep -v "\.lock$" | sed "s|^|$SD/|" | sort >present && test_cmp live present &&
+	cix store --verify --check-contents &&
+	rm state/gcroots/b && cix gc 2>/dev/null
+'
+
 test_expect_success 'two collectors at once' '
 	cix store --import <k.exp >/dev/null &&
 	ln -s "$(sed -n 10p k.imported)" state/gcroots/ten &&

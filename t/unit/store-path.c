@@ -194,6 +194,21 @@ static void test_hash_chars(void)
 	is_int(wrong, 0, "hash part: nix-base32 digits only, all of them");
 }
 
+/* Every byte in a name is accepted exactly when Nix accepts it. */
+static void test_name_chars(void)
+{
+	static const char allowed[] = "0123456789abcdefghijklmnopqrstuvwxyz"
+				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ+-._?=";
+	int wrong = 0;
+	for (int c = 1; c < 256; c++) {
+		char name[2] = { (char)c, 0 };
+		int in = strchr(allowed, c) != NULL;
+		if ((cix_store_name_check(name, 1, NULL) == 0) != in)
+			wrong++;
+	}
+	is_int(wrong, 0, "name: letters, digits and +-._?= only, all of them");
+}
+
 static void test_store_dir(void)
 {
 	static const char *good[] = { "/nix/store", "/cix/store", "/a", "/tmp/x.y/store" };
@@ -228,6 +243,7 @@ int main(void)
 	test_names();
 	test_parse();
 	test_hash_chars();
+	test_name_chars();
 	test_store_dir();
 	return done_testing();
 }
