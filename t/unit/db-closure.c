@@ -21,28 +21,18 @@
 
 static char *paths[N];
 static unsigned char refs[N][N];   /* refs[i][j]: i refers to j */
-static uint64_t rng = 88172645463325252u;
-
-static uint64_t next_random(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 static void make_paths(void)
 {
 	static const char b32[] = "0123456789abcdfghijklmnpqrsvwxyz";
 	for (int i = 0; i < N; i++) {
 		char p[64] = "/s/";
 		for (int k = 0; k < 32; k++)
-			p[3 + k] = b32[next_random() % 32];
+			p[3 + k] = b32[tap_random() % 32];
 		snprintf(p + 35, sizeof(p) - 35, "-p%d", i);
 		paths[i] = strdup(p);
 		for (int k = 0; i && k < 3; k++)
-			refs[i][next_random() % (unsigned)i] = 1;
-		if (next_random() % 8 == 0)
+			refs[i][tap_random() % (unsigned)i] = 1;
+		if (tap_random() % 8 == 0)
 			refs[i][i] = 1;
 	}
 }
@@ -154,7 +144,7 @@ static void test_key_sort(size_t n, uint64_t mask, const char *what)
 {
 	struct cix_keyed *a = calloc(n + 1, sizeof(*a)), *b = calloc(n + 1, sizeof(*b));
 	for (size_t i = 0; i < n; i++)
-		a[i] = b[i] = (struct cix_keyed){ next_random() & mask, i };
+		a[i] = b[i] = (struct cix_keyed){ tap_random() & mask, i };
 	cix_keyed_sort(a, n);
 	qsort(b, n, sizeof(*b), cmp_keyed);
 	ok(!memcmp(a, b, n * sizeof(*a)), "key sort: %s", what);

@@ -8,6 +8,7 @@
  * is_mem(), diag(), then return done_testing() from main.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -85,6 +86,18 @@ static int tap_mkdtemp(char *buf, size_t size, const char *tag)
 	}
 	umask(022);
 	return 0;
+}
+
+/* A reproducible pseudo-random sequence (xorshift64), the same in every run. */
+static uint64_t tap_random_state = 88172645463325252u;
+
+__attribute__((unused))
+static uint64_t tap_random(void)
+{
+	tap_random_state ^= tap_random_state << 13;
+	tap_random_state ^= tap_random_state >> 7;
+	tap_random_state ^= tap_random_state << 17;
+	return tap_random_state;
 }
 
 __attribute__((unused))
