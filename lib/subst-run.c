@@ -58,6 +58,20 @@ static void info_of(struct cix_store *s, const struct cix_narinfo *ni, struct ci
 		info->ca = xstrdup(ni->ca);
 }
 
+/*
+ * An uncompressed file whose FileHash is its NarHash is the NAR itself:
+ * the restore checks that hash (and the size) anyway, so the download
+ * need not hash the same bytes a second time (a third of a substitution's
+ * CPU without compression).
+ */
+static int file_is_nar(const struct cix_narinfo *ni, enum cix_comp c)
+{
+	return c == CIX_COMP_NONE && ni->file_hash.algo == ni->nar_hash.algo &&
+	       ni->file_hash.len == ni->nar_hash.len &&
+	       !memcmp(ni->file_hash.bytes, ni->nar_hash.bytes, ni->nar_hash.len) &&
+	       (!ni->has_file_size || ni->file_size == ni->nar_size);
+}
+
 /* The download of one NAR, in its own thread, into a channel. */
 struct producer {
 	const char *url;
@@ -104,7 +118,7 @@ static int fetch_item(struct cix_subst *p, struct cix_subst_item *it, struct cix
 	pr.fo.max_size = ni->has_file_size ? ni->file_size : ni->nar_size + ni->nar_size / 8 + 65536;
 	pr.fo.progress_fd = (p->opts->jobs == 1) ? p->opts->log_fd : -1;
 	pr.url = url.buf;
-	pr.file_hash = ni->has_file_hash ? &ni->file_hash : NULL;
+	pr.file_hash = ni->has_file_hash && !file_is_nar(ni, c) ? &ni->file_hash : NULL;
 	pr.chan = cix_chan_new(CHAN_SIZE);
 	if ((r = pthread_create(&th, NULL, produce, &pr)) != 0) {
 		cix_chan_free(pr.chan);

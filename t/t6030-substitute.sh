@@ -111,6 +111,30 @@ test_expect_success STATIC,CURL,MOUNTNS 'streamed: a wrong file hash, bytes afte
 	spoil gone gone && refused gone "cannot open"
 '
 
+# Uncompressed, the file is the NAR and its FileHash the NarHash: the
+# download does not hash it again, the restore's check of the NarHash must
+# then refuse a changed byte, and the size bytes after it.
+test_expect_success STATIC,CURL,MOUNTNS 'uncompressed: a changed byte or bytes after the NAR, the narinfo as it was: nothing left' '
+	read APP LIB <paths &&
+	start_publish p3 --cache "$T/cn" --compression=none &&
+	curl -sf "$(cat p3.url)/$(basename "$APP" | cut -c1-32).narinfo" >/dev/null &&
+	curl -sf "$(cat p3.url)/$(basename "$LIB" | cut -c1-32).narinfo" >/dev/null &&
+	stop_publish p3 &&
+	n=$(basename "$APP" | cut -c1-32).narinfo &&
+	test "$(sed -n "s/^FileHash: //p" "cn/$n")" = "$(sed -n "s/^NarHash: //p" "cn/$n")" &&
+	fresh2 && on2 cix store --substitute "file://$T/cn" "$APP" &&
+	rm -rf byte && cp -r cn byte && f=byte/$(sed -n "s/^URL: //p" "byte/$n") &&
+	# (a byte of the first file'"'"'s contents, "subapp 2": the NAR stays well-formed)
+	at=$(grep -boa "subapp 2" "$f" | head -1 | cut -d: -f1) && test -n "$at" &&
+	printf x | dd of="$f" bs=1 seek=$((at + 2)) conv=notrunc 2>/dev/null &&
+	refused byte "hash or size mismatch" &&
+	rm -rf more && cp -r cn more && f=more/$(sed -n "s/^URL: //p" "more/$n") &&
+	append "$f" &&
+	fresh2 && test_must_fail on2 cix store --substitute "file://$T/more" "$APP" 2>err &&
+	test $(wc -l <err) = 1 && test -z "$(ls -A store2/.cix-tmp 2>/dev/null)" &&
+	test_must_fail on2 cix store --check-validity "$APP"
+'
+
 test_expect_success STATIC,MOUNTNS,NIX 'from a cache Nix wrote (nix copy --to file://), signed by Nix' '
 	read APP LIB <paths &&
 	nix-store --generate-binary-cache-key nix-machine-1 nix.sec nix.pub &&
