@@ -78,13 +78,17 @@ static int load_paths(struct cix_db *db, struct cix_db_all *a, struct places *x,
 		a->nr = paths.nr;
 		a->paths = xcalloc(a->nr + 1, sizeof(*a->paths));
 		a->nar_size = xcalloc(a->nr + 1, sizeof(*a->nar_size));
+		/* derivers is empty: it takes the strings in sorted order, as a does */
+		derivers->v = xcalloc(a->nr + 1, sizeof(*derivers->v));
+		derivers->nr = a->nr;
+		derivers->alloc = a->nr + 1;
 		for (size_t i = 0; i < a->nr; i++) {
 			size_t at = order[i].at;
 			a->paths[i] = paths.v[at];
-			paths.v[at] = NULL;   /* a's now */
+			derivers->v[i] = drvs.v[at];
+			paths.v[at] = drvs.v[at] = NULL;   /* moved */
 			a->nar_size[i] = sizes[at];
 			cix_id_map_put(&x->by_id, ids[at], (void *)(uintptr_t)(i + 1), 0);
-			strvec_push(derivers, drvs.v[at]);
 		}
 		free(order);
 	}

@@ -645,12 +645,6 @@ int cix_db_add_drv_output(struct cix_db *db, const char *drv_path, const char *i
 	return sqlite3_step(s) == SQLITE_DONE ? 0 : db_error(db, err, "cannot add output");
 }
 
-static int push(const char *path, void *opaque)
-{
-	strvec_push(opaque, path);
-	return 0;
-}
-
 /* The paths that which lists for path's id, sorted, to fn. */
 static int list_by_path(struct cix_db *db, enum stmt which, const char *path,
 			cix_path_fn fn, void *opaque, struct cix_err *err)
@@ -660,7 +654,7 @@ static int list_by_path(struct cix_db *db, enum stmt which, const char *path,
 	int r = path_id(db, path, &id, err);
 	if (r <= 0)
 		return r < 0 ? r : cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid", path);
-	r = list(db, which, id, NULL, push, &v, err);
+	r = list(db, which, id, NULL, strvec_push_fn, &v, err);
 	cix_sort_strs(v.v, v.nr);
 	for (size_t i = 0; r >= 0 && i < v.nr; i++) {
 		int x = fn(v.v[i], opaque);

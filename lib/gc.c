@@ -159,49 +159,33 @@ static int done_enough(struct gc *g)
 	return (g->o->max_freed && g->res->bytes_freed >= g->o->max_freed) || stop_now(g);
 }
 
-/*
- * paths[i]'s files for each done[i], in order, here: a tree that cannot be
- * removed (changed under us) is left for the next run, the first such
- * failure kept in *rm_err, and the others still go.
- */
-static int remove_files(struct gc *g, const char *const *paths, size_t n,
-			const unsigned char *done, struct cix_err *rm_err)
+static int stop_fn(void *g)
 {
-	for (size_t i = 0; i < n; i++) {
-		/* Stopped half-way: the invalid rest is garbage for the next run. */
-		if (!done[i] || stop_now(g))
-			continue;
-		struct cix_err e = { 0 };
-		const char *base = paths[i] + strlen(g->s->store_dir) + 1;
-		if (cix_remove_tree_counted(g->s->store_fd, base, &g->res->bytes_freed, &e) < 0) {
-			if (!rm_err->code)
-				*rm_err = e;
-			continue;
-		}
-		g->res->nr_deleted++;
-		int r;
-		if (g->o->each && (r = g->o->each(paths[i], g->o->opaque)) < 0)
-			return r;
-	}
-	return 0;
+	return stop_now(g);
 }
 
 /*
  * Invalidate paths[0..n) (in order), then delete their files: on the
- * queue's thread if there is one (it takes paths), else here. < 0 only
- * for database failures (and each's).
+ * queue's thread if there is one (it takes paths), else here, what went
+ * counted in g->res at once (a bound on the bytes to free looks at it).
+ * < 0 only for database failures (and each's).
  */
-static int delete_batch(struct gc *g, struct cix_remove_queue *q, const char **paths, size_t n,
-			struct cix_err *rm_err, struct cix_err *err)
+static int delete_batch(struct gc *g, struct cix_remove_queue *q, struct cix_removal *rm,
+			const char **paths, size_t n, struct cix_err *err)
 {
 	unsigned char *done = xcalloc(n ? n : 1, 1);
 	long r = cix_db_invalidate_many(g->s->db, paths, n, done, err);
 	if (r >= 0 && q) {
-		cix_remove_queue_add(q, paths, done, n, strlen(g->s->store_dir) + 1);
+		cix_remove_queue_add(q, paths, done, n);
 		return 0;
 	}
-	if (r >= 0)
-		r = remove_files(g, paths, n, done, rm_err);
+	if (r >= 0) {
+		r = cix_remove_listed(rm, paths, done, n);
+		g->res->bytes_freed += rm->bytes;
+		g->res->nr_deleted += rm->count;
+		rm->bytes = 0;
+		rm->count = 0;
+	}
 	free(done);
 	free(paths);
 	return r < 0 ? (int)r : 0;
@@ -210,28 +194,30 @@ static int delete_batch(struct gc *g, struct cix_remove_queue *q, const char **p
 static int delete_in_order(struct gc *g, const size_t *order, size_t n, struct cix_err *err)
 {
 	size_t batch = g->o->max_freed ? 16 : n / 8 < BATCH ? BATCH : n / 8 > BATCH_MAX ? BATCH_MAX : n / 8;
-	struct cix_err rm_err = { 0 };
+	struct cix_removal rm = { g->s->store_fd, strlen(g->s->store_dir) + 1, stop_fn, g,
+				  g->o->each, g->o->opaque, 0, 0, { 0 } };
 	/* (With a bound on the bytes to free, each batch's decide whether to go on: no queue.) */
 	struct cix_remove_queue *q = g->o->max_freed || n <= batch ? NULL :
-		cix_remove_queue_start(g->s->store_fd, g->o->each, g->o->opaque);
+		cix_remove_queue_start(&rm);
 	int r = 0;
 	for (size_t i = 0; !r && i < n && !done_enough(g); i += batch) {
 		size_t m = n - i < batch ? n - i : batch;
 		const char **paths = xcalloc(m, sizeof(*paths));
 		for (size_t k = 0; k < m; k++)
 			paths[k] = g->all.paths[order[i + k]];
-		r = delete_batch(g, q, paths, m, &rm_err, err);
+		r = delete_batch(g, q, &rm, paths, m, err);
 	}
 	if (q) {
 		if (g->stopped)
 			cix_remove_queue_stop(q);
-		int qr = cix_remove_queue_finish(q, &g->res->bytes_freed, &g->res->nr_deleted,
-						 &rm_err);
+		int qr = cix_remove_queue_finish(q, &rm);
+		g->res->bytes_freed += rm.bytes;
+		g->res->nr_deleted += rm.count;
 		if (!r)
 			r = qr;
 	}
-	if (!r && rm_err.code)
-		r = cix_error(err, rm_err.code, "%s", rm_err.msg);
+	if (!r && rm.rm_err.code)
+		r = cix_error(err, rm.rm_err.code, "%s", rm.rm_err.msg);
 	return r;
 }
 

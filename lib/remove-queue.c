@@ -1,4 +1,4 @@
-/* remove-queue.c - store paths' files removed on a thread of their own */
+/* remove-queue.c - store paths' files removed, in place or on a thread of their own */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "remove-queue.h"
 #include "nar-read.h"
@@ -7,27 +7,42 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+int cix_remove_listed(struct cix_removal *rm, const char *const *paths,
+		      const unsigned char *done, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		/* Stopped half-way: the invalid rest is garbage for the next run. */
+		if (!done[i] || (rm->stop && rm->stop(rm->stop_opaque)))
+			continue;
+		struct cix_err e = { 0 };
+		if (cix_remove_tree_counted(rm->dir_fd, paths[i] + rm->skip, &rm->bytes, &e) < 0) {
+			if (!rm->rm_err.code)
+				rm->rm_err = e;
+			continue;
+		}
+		rm->count++;
+		int r;
+		if (rm->each && (r = rm->each(paths[i], rm->opaque)) < 0)
+			return r;
+	}
+	return 0;
+}
+
 struct batch {
 	const char **paths;
 	unsigned char *done;
-	size_t n, skip;
+	size_t n;
 	struct batch *next;
 };
 
 struct cix_remove_queue {
-	int dir_fd;
-	int (*each)(const char *path, void *opaque);
-	void *opaque;
+	struct cix_removal rm;         /* the thread's own until it is joined */
+	int r;                         /* each's error: nothing more is removed */
 	pthread_t th;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct batch *head, *tail;
 	int closed, stopped;           /* under lock */
-	/* the thread's own until it is joined */
-	uint64_t bytes;
-	size_t count;
-	struct cix_err rm_err;
-	int r;
 };
 
 static void batch_free(struct batch *b)
@@ -51,32 +66,13 @@ static struct batch *next_batch(struct cix_remove_queue *q)
 	return b;
 }
 
-static int stopped(struct cix_remove_queue *q)
+static int stopped(void *opaque)
 {
+	struct cix_remove_queue *q = opaque;
 	pthread_mutex_lock(&q->lock);
 	int s = q->stopped;
 	pthread_mutex_unlock(&q->lock);
 	return s;
-}
-
-static void remove_batch(struct cix_remove_queue *q, const struct batch *b)
-{
-	for (size_t i = 0; i < b->n && !q->r; i++) {
-		struct cix_err e = { 0 };
-		if (!b->done[i] || stopped(q))
-			continue;
-		if (cix_remove_tree_counted(q->dir_fd, b->paths[i] + b->skip, &q->bytes, &e) < 0) {
-			if (!q->rm_err.code)
-				q->rm_err = e;
-			continue;
-		}
-		q->count++;
-		if (q->each) {
-			int r = q->each(b->paths[i], q->opaque);
-			if (r < 0)
-				q->r = r;   /* nothing more is removed */
-		}
-	}
 }
 
 static void *run(void *arg)
@@ -84,20 +80,22 @@ static void *run(void *arg)
 	struct cix_remove_queue *q = arg;
 	struct batch *b;
 	while ((b = next_batch(q))) {
-		remove_batch(q, b);
+		if (!q->r)
+			q->r = cix_remove_listed(&q->rm, (const char *const *)b->paths, b->done, b->n);
 		batch_free(b);
 	}
 	return NULL;
 }
 
-struct cix_remove_queue *cix_remove_queue_start(int dir_fd,
-						int (*each)(const char *path, void *opaque),
-						void *opaque)
+struct cix_remove_queue *cix_remove_queue_start(const struct cix_removal *how)
 {
 	struct cix_remove_queue *q = xcalloc(1, sizeof(*q));
-	q->dir_fd = dir_fd;
-	q->each = each;
-	q->opaque = opaque;
+	q->rm = *how;
+	q->rm.stop = stopped;
+	q->rm.stop_opaque = q;
+	q->rm.bytes = 0;
+	q->rm.count = 0;
+	q->rm.rm_err = (struct cix_err){ 0 };
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->cond, NULL);
 	if (pthread_create(&q->th, NULL, run, q)) {
@@ -110,10 +108,10 @@ struct cix_remove_queue *cix_remove_queue_start(int dir_fd,
 }
 
 void cix_remove_queue_add(struct cix_remove_queue *q, const char **paths, unsigned char *done,
-			  size_t n, size_t skip)
+			  size_t n)
 {
 	struct batch *b = xcalloc(1, sizeof(*b));
-	*b = (struct batch){ paths, done, n, skip, NULL };
+	*b = (struct batch){ paths, done, n, NULL };
 	pthread_mutex_lock(&q->lock);
 	if (q->tail)
 		q->tail->next = b;
@@ -132,8 +130,7 @@ void cix_remove_queue_stop(struct cix_remove_queue *q)
 	pthread_mutex_unlock(&q->lock);
 }
 
-int cix_remove_queue_finish(struct cix_remove_queue *q, uint64_t *bytes, size_t *count,
-			    struct cix_err *rm_err)
+int cix_remove_queue_finish(struct cix_remove_queue *q, struct cix_removal *into)
 {
 	struct batch *b;
 	pthread_mutex_lock(&q->lock);
@@ -145,10 +142,10 @@ int cix_remove_queue_finish(struct cix_remove_queue *q, uint64_t *bytes, size_t 
 		q->head = b->next;
 		batch_free(b);
 	}
-	*bytes += q->bytes;
-	*count += q->count;
-	if (q->rm_err.code && !rm_err->code)
-		*rm_err = q->rm_err;
+	into->bytes += q->rm.bytes;
+	into->count += q->rm.count;
+	if (q->rm.rm_err.code && !into->rm_err.code)
+		into->rm_err = q->rm.rm_err;
 	int r = q->r;
 	pthread_mutex_destroy(&q->lock);
 	pthread_cond_destroy(&q->cond);

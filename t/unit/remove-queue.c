@@ -60,7 +60,7 @@ static void add(struct cix_remove_queue *q, int from, int to, int odd_only)
 		v[i - from] = paths[i];
 		done[i - from] = !odd_only || i % 2;
 	}
-	cix_remove_queue_add(q, v, done, (size_t)(to - from), strlen(dir) + 1);
+	cix_remove_queue_add(q, v, done, (size_t)(to - from));
 }
 
 int main(void)
@@ -68,36 +68,47 @@ int main(void)
 	if (tap_mkdtemp(dir, sizeof(dir), "remove-queue") < 0)
 		return 1;
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
-	uint64_t bytes = 0;
-	size_t count = 0;
-	struct cix_err rm_err = { 0 };
+	struct cix_removal how = { .dir_fd = dfd, .skip = strlen(dir) + 1, .each = count_each };
+	struct cix_removal got = { 0 };
 
 	ok(make_trees() == 0, "%d trees", N);
-	struct cix_remove_queue *q = cix_remove_queue_start(dfd, count_each, NULL);
+	struct cix_remove_queue *q = cix_remove_queue_start(&how);
 	add(q, 0, 20, 0);
 	add(q, 20, N, 1);
-	is_int(cix_remove_queue_finish(q, &bytes, &count, &rm_err), 0, "two batches removed");
-	is_int((int)count, 30, "every path marked done, and only those");
+	is_int(cix_remove_queue_finish(q, &got), 0, "two batches removed");
+	is_int((int)got.count, 30, "every path marked done, and only those");
 	is_int(present(), 10, "the others are still there");
-	ok(bytes > 0 && seen == 30 && !rm_err.code, "bytes freed counted, each called for each");
+	ok(got.bytes > 0 && seen == 30 && !got.rm_err.code, "bytes freed counted, each called for each");
 
 	ok(make_trees() == 0, "%d trees again", N);
 	int stop_at = 7;
 	seen = 0;
-	count = 0;
-	q = cix_remove_queue_start(dfd, count_each, &stop_at);
+	got = (struct cix_removal){ 0 };
+	how.opaque = &stop_at;
+	q = cix_remove_queue_start(&how);
 	add(q, 0, 20, 0);
 	add(q, 20, N, 0);
-	is_int(cix_remove_queue_finish(q, &bytes, &count, &rm_err), -5, "each's error comes back");
-	is_int((int)count, 7, "and nothing more is removed after it");
+	is_int(cix_remove_queue_finish(q, &got), -5, "each's error comes back");
+	is_int((int)got.count, 7, "and nothing more is removed after it");
 
 	ok(make_trees() == 0, "%d trees once more", N);
-	count = 0;
-	q = cix_remove_queue_start(dfd, NULL, NULL);
+	got = (struct cix_removal){ 0 };
+	how.each = NULL;
+	q = cix_remove_queue_start(&how);
 	cix_remove_queue_stop(q);
 	add(q, 0, N, 0);
-	is_int(cix_remove_queue_finish(q, &bytes, &count, &rm_err), 0, "stopped: no error");
-	ok(count == 0 && present() == N, "stopped before the batch came: nothing removed");
+	is_int(cix_remove_queue_finish(q, &got), 0, "stopped: no error");
+	ok(got.count == 0 && present() == N, "stopped before the batch came: nothing removed");
+
+	/* In place, as the collector does with one batch or a bound on the bytes. */
+	seen = 0;
+	got = (struct cix_removal){ .dir_fd = dfd, .skip = strlen(dir) + 1, .each = count_each };
+	const char *v[N];
+	unsigned char done[N];
+	for (int i = 0; i < N; i++)
+		v[i] = paths[i], done[i] = i % 2;
+	is_int(cix_remove_listed(&got, v, done, N), 0, "in place: no error");
+	ok(got.count == N / 2 && seen == N / 2 && present() == N / 2, "in place: the paths done only");
 	close(dfd);
 	for (int i = 0; i < N; i++)
 		free(paths[i]);
