@@ -3,6 +3,7 @@
 #include "db-int.h"
 #include "id-map.h"
 #include "key-sort.h"
+#include "strvec.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,15 +18,9 @@
  * whole graph.
  */
 
-struct node {
-	int64_t id;      /* 0 for an invalid path (CIX_DB_EDGES_PATH only) */
-	char *path;
-};
-
 /* A set of paths as cix_db_path_edges gives it: edges as ids until resolved. */
 struct rows {
-	struct node *nodes;
-	size_t nr, alloc;
+	struct strvec paths;
 	int64_t (*edges)[2];
 	size_t nr_edges, alloc_edges;
 	struct cix_id_map at;   /* id -> node place + 1 (valid paths only) */
@@ -36,11 +31,8 @@ static int add_row(void *opaque, int64_t id, const char *path, int64_t referrer,
 {
 	struct rows *b = opaque;
 	if (!cix_id_map_get(&b->at, id)) {
-		ALLOC_GROW(b->nodes, b->nr + 1, b->alloc);
-		b->nodes[b->nr].id = id;
-		b->nodes[b->nr].path = xstrdup(path);
-		b->nr++;
-		cix_id_map_put(&b->at, id, (void *)(uintptr_t)b->nr, 0);
+		strvec_push(&b->paths, path);
+		cix_id_map_put(&b->at, id, (void *)(uintptr_t)b->paths.nr, 0);
 	}
 	if (referrer) {
 		ALLOC_GROW(b->edges, b->nr_edges + 1, b->alloc_edges);
@@ -49,14 +41,6 @@ static int add_row(void *opaque, int64_t id, const char *path, int64_t referrer,
 		b->nr_edges++;
 	}
 	return 0;
-}
-
-static void add_invalid(struct rows *b, const char *path)
-{
-	ALLOC_GROW(b->nodes, b->nr + 1, b->alloc);
-	b->nodes[b->nr].id = 0;
-	b->nodes[b->nr].path = xstrdup(path);
-	b->nr++;
 }
 
 /* The edges between nodes of the set, as places (in place of the ids). */
@@ -75,31 +59,20 @@ static size_t resolve(struct rows *b, size_t (*out)[2])
 	return k;
 }
 
-/* The nodes' places in path order. */
-static struct cix_keyed *path_order(const struct node *nodes, size_t n)
-{
-	const char **v = xcalloc(n + 1, sizeof(*v));
-	for (size_t i = 0; i < n; i++)
-		v[i] = nodes[i].path;
-	struct cix_keyed *k = cix_str_order(v, n);
-	free(v);
-	return k;
-}
-
 /*
- * g from nodes[0..nr) and edges[0..k) between them (places, renumbered
- * here): the paths (taken from nodes) sorted, repeats made one.
+ * g from paths[0..nr) and edges[0..k) between them (places, renumbered
+ * here): the paths (each g's now) sorted, repeats made one.
  */
-static void finish(struct node *nodes, size_t nr, size_t (*edges)[2], size_t k,
+static void finish(char **paths, size_t nr, size_t (*edges)[2], size_t k,
 		   struct cix_db_graph *g)
 {
-	struct cix_keyed *order = path_order(nodes, nr);
+	struct cix_keyed *order = cix_str_order((const char *const *)paths, nr);
 	size_t *place = xcalloc(nr + 1, sizeof(*place));
 	size_t n = 0;
 
 	g->paths = xcalloc(nr + 1, sizeof(*g->paths));
 	for (size_t i = 0; i < nr; i++) {
-		char *p = nodes[order[i].at].path;
+		char *p = paths[order[i].at];
 		/* Only invalid paths (without edges) can be there twice. */
 		if (n && !strcmp(g->paths[n - 1], p)) {
 			free(p);
@@ -120,9 +93,7 @@ static void finish(struct node *nodes, size_t nr, size_t (*edges)[2], size_t k,
 
 static void rows_release(struct rows *b)
 {
-	for (size_t i = 0; i < b->nr; i++)
-		free(b->nodes[i].path);
-	free(b->nodes);
+	strvec_clear(&b->paths);
 	free(b->edges);
 	cix_id_map_release(&b->at);
 }
@@ -138,15 +109,15 @@ static int set_graph(struct cix_db *db, const char *const *paths, size_t n,
 		if ((r = cix_db_path_edges(db, paths[i], add_row, &b, err)) < 0)
 			break;
 		if (!r)
-			add_invalid(&b, paths[i]);
+			strvec_push(&b.paths, paths[i]);   /* invalid: no edges */
 		r = 0;
 	}
 	if (!r) {
 		size_t (*edges)[2] = xcalloc(b.nr_edges + 1, sizeof(*edges));
 		size_t k = resolve(&b, edges);
-		finish(b.nodes, b.nr, edges, k, g);
+		finish(b.paths.v, b.paths.nr, edges, k, g);
 		free(edges);
-		b.nr = 0;   /* the paths are g's */
+		b.paths.nr = 0;   /* the paths are g's */
 	}
 	rows_release(&b);
 	return r;
@@ -159,11 +130,7 @@ static int closure_graph(struct cix_db *db, const char *const *paths, size_t n, 
 	int r = cix_db_closure(db, paths, n, referrers, &c, err);
 	if (r < 0)
 		return r;
-	struct node *nodes = xcalloc(c.nr + 1, sizeof(*nodes));
-	for (size_t i = 0; i < c.nr; i++)
-		nodes[i] = (struct node){ c.ids[i], c.paths[i] };
-	finish(nodes, c.nr, c.edges, c.nr_edges, g);
-	free(nodes);
+	finish(c.paths, c.nr, c.edges, c.nr_edges, g);
 	free(c.paths);   /* each is g's now */
 	c.paths = NULL;
 	cix_db_closure_release(&c);
