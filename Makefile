@@ -115,6 +115,12 @@ $(B)/cix-builtin: $(B)/builtins/cix-builtin.o $(B)/libcix.a
 $(B)/t/unit/%.t: $(B)/t/unit/%.o $(B)/libcix.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# Unit tests of the daemon's tables link its objects (all but main).
+DAEMON_UNITS := $(B)/t/unit/worker-ops.t
+$(DAEMON_UNITS:%.t=%.o): CPPFLAGS += -Idaemon
+$(DAEMON_UNITS): %.t: %.o $(filter-out $(B)/daemon/main.o,$(DAEMON_OBJS)) $(B)/libcix.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(B)/bench/%: $(B)/bench/%.o $(B)/libcix.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -29,6 +29,7 @@
 #include "strvec.h"
 #include "util.h"
 #include "wire.h"
+#include "worker-ops.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -41,8 +42,6 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { OP_IS_VALID = 1, OP_QUERY_REFERRERS = 6, OP_ADD_TO_STORE = 7, OP_SET_OPTIONS = 19,
-       OP_QUERY_PATH_INFO = 26 };
 
 static const char *sock_path, *store_dir, *tag = "cix";
 static struct strvec paths = STRVEC_INIT;
@@ -181,7 +180,7 @@ static int handshake(struct client *c)
 		goto out;
 	/* SetOptions as nix-store sends it, without overrides. */
 	static const uint64_t opts[] = { 0, 0, 0, 3, 1, 0, 1, 0, 0, 0, 1, 0, 0 };
-	cix_wire_write_u64(w, OP_SET_OPTIONS);
+	cix_wire_write_u64(w, CIX_OP_SET_OPTIONS);
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
 		cix_wire_write_u64(w, opts[i]);
 	if (!(r = flush(c)))
@@ -220,7 +219,7 @@ static int op_is_valid(struct client *c, const char *path, uint64_t expect)
 {
 	uint64_t v;
 	int r;
-	cix_wire_write_u64(c->w, OP_IS_VALID);
+	cix_wire_write_u64(c->w, CIX_OP_IS_VALID_PATH);
 	cix_wire_write_str(c->w, path);
 	if ((r = flush(c)) || (r = stderr_frames(c)) || (r = rd_u64(c, &v)))
 		return r;
@@ -231,7 +230,7 @@ static int op_query_info(struct client *c, const char *path)
 {
 	uint64_t found;
 	int r;
-	cix_wire_write_u64(c->w, OP_QUERY_PATH_INFO);
+	cix_wire_write_u64(c->w, CIX_OP_QUERY_PATH_INFO);
 	cix_wire_write_str(c->w, path);
 	if ((r = flush(c)) || (r = stderr_frames(c)) || (r = rd_u64(c, &found)))
 		return r;
@@ -244,7 +243,7 @@ static int op_referrers(struct client *c, const char *path)
 {
 	struct strvec sv = STRVEC_INIT;
 	int r;
-	cix_wire_write_u64(c->w, OP_QUERY_REFERRERS);
+	cix_wire_write_u64(c->w, CIX_OP_QUERY_REFERRERS);
 	cix_wire_write_str(c->w, path);
 	if (!(r = flush(c)) && !(r = stderr_frames(c)))
 		r = rd_strs(c, &sv);
@@ -298,7 +297,7 @@ static int op_add(struct client *c, unsigned i, int text)
 		goto out;
 	}
 
-	cix_wire_write_u64(c->w, OP_ADD_TO_STORE);
+	cix_wire_write_u64(c->w, CIX_OP_ADD_TO_STORE);
 	cix_wire_write_str(c->w, name.buf);
 	cix_wire_write_str(c->w, text ? "text:sha256" : "fixed:r:sha256");
 	cix_wire_write_strings(c->w, text ? &ref : NULL, text ? 1 : 0);

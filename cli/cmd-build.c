@@ -8,7 +8,6 @@
 #include "encoding.h"
 #include "lower.h"
 #include "gc.h"
-#include "remote.h"
 #include "scheme.h"
 #include "store.h"
 #include "store-path.h"
@@ -140,7 +139,7 @@ static int make_root(struct cix_store *s, const char *file, const char *path, st
 		free(cwd);
 	}
 	strbuf_addstr(&abs, file);
-	r = cix_gc_add_indirect_root(s, abs.buf, err);
+	r = cix_store_add_indirect_root(s, abs.buf, err);
 	strbuf_release(&abs);
 	return r;
 }
@@ -161,9 +160,8 @@ static int run(struct opts *o)
 		.max_silent = o->max_silent, .check = o->check, .no_build = o->no_build,
 	};
 	/* The caches, known before evaluating: bootstrap items may come from them. */
-	if ((r = subst_cli_apply(&o->subst, s, &bo, &err)) < 0)
-		goto fail;
-	struct cix_lower l = { .store = s, .system = "x86_64-linux", .subst = bo.subst };
+	subst_cli_apply(&o->subst, &bo);
+	struct cix_lower l = { .store = s, .system = "x86_64-linux", .fetch = &bo };
 	cix_scheme_set_lower(&l);
 	for (size_t i = 0; i < o->specs.nr; i++, k++) {
 		struct cix_scheme_target st;
@@ -225,9 +223,8 @@ static int run(struct opts *o)
 				drvs[nd++] = ts[i].drv_path;
 		if (o->dry_run)
 			r = print_missing(s, drvs, nd, &bo, &err);
-		else if (nd)
-			r = s->remote ? cix_remote_build(s->remote, drvs, nd, &bo, &err)
-				      : cix_build_derivations(s, drvs, nd, &bo, &err);
+		else
+			r = cix_store_build(s, drvs, nd, &bo, &err);
 		free(drvs);
 		if (r < 0)
 			goto fail;
@@ -345,6 +342,5 @@ int cmd_build(int argc, char **argv)
 	strvec_clear(&o.exprs);
 	strvec_clear(&o.files);
 	strvec_clear(&o.specs);
-	subst_cli_release(&o.subst);
 	return r;
 }

@@ -2,7 +2,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
 #include "gc.h"
-#include "remote.h"
 #include "store-ops.h"
 
 #include <getopt.h>
@@ -83,26 +82,12 @@ static int collect(struct cix_store *s, enum action a, uint64_t amount, char **a
 		fprintf(stderr, action == CIX_GC_DELETE_DEAD ? "deleting garbage...\n"
 							     : "deleting paths...\n");
 	}
-	if (s->remote) {
-		struct strvec out = STRVEC_INIT;
-		int r = cix_remote_collect_garbage(s->remote, action, (const char *const *)args,
-						   (size_t)nargs, amount ? amount : UINT64_MAX, &out,
-						   &res.bytes_freed, &err);
-		if (!r && o.each)
-			for (size_t i = 0; i < out.nr; i++)
-				print_path(out.v[i], NULL);
-		res.nr_deleted = out.nr;
-		strvec_clear(&out);
-		if (r < 0)
-			return error_err(&err);
-	} else {
-		o.action = action;
-		o.paths = (const char *const *)args;
-		o.nr_paths = (size_t)nargs;
-		o.max_freed = amount;
-		if (cix_gc_collect(s, &o, &res, &err) < 0)
-			return error_err(&err);
-	}
+	o.action = action;
+	o.paths = (const char *const *)args;
+	o.nr_paths = (size_t)nargs;
+	o.max_freed = amount;
+	if (cix_store_collect_garbage(s, &o, &res, &err) < 0)
+		return error_err(&err);
 	if (action == CIX_GC_DELETE_DEAD || action == CIX_GC_DELETE_SPECIFIC)
 		report_freed(res.bytes_freed, res.nr_deleted);
 	return 0;
@@ -113,16 +98,7 @@ static int list_roots(struct cix_store *s)
 	struct strvec links = STRVEC_INIT, paths = STRVEC_INIT;
 	struct cix_err err = { 0 };
 	int r;
-	if (s->remote) {
-		r = cix_remote_find_roots(s->remote, &links, &paths, &err);
-	} else {
-		struct cix_gc_roots roots = { 0 };
-		r = cix_gc_find_roots(s, 0, &roots, &err);
-		for (size_t i = 0; i < roots.nr; i++)
-			strvec_push(&links, roots.v[i].link);
-		cix_gc_roots_release(&roots);
-	}
-	if (!r) {
+	if (!(r = cix_store_find_roots(s, &links, &paths, &err))) {
 		struct strvec shown = STRVEC_INIT;
 		/* The files that make roots; temporary roots are no files. */
 		for (size_t i = 0; i < links.nr; i++)

@@ -111,7 +111,6 @@ static int done(struct pkg_opts *po, struct query *qs, int r)
 	strvec_clear(&po->removes);
 	strvec_clear(&po->exprs);
 	strvec_clear(&po->manifests);
-	subst_cli_release(po->subst);
 	free(qs);
 	return r;
 }

@@ -178,7 +178,7 @@ static int add_generation(struct cix_store *s, const char *profile, const char *
 	for (size_t i = 0; i <= n; i++) {
 		strbuf_reset(&link);
 		strbuf_addf(&link, "%s-%ld-link", profile, i < n ? v[i].number : next);
-		if ((r = cix_gc_add_indirect_root(s, link.buf, err)) < 0)
+		if ((r = cix_store_add_indirect_root(s, link.buf, err)) < 0)
 			goto out;
 	}
 	if ((r = cix_profile_add_generation(profile, path, number, err)) == 0 && *number != next)

@@ -7,7 +7,6 @@
 #include "lower.h"
 #include "pkg-index.h"
 #include "profile.h"
-#include "remote.h"
 #include "scheme.h"
 #include "store.h"
 #include "util.h"
@@ -36,7 +35,7 @@ static int user_dir(struct cix_store *s, const char *dir, struct cix_err *err)
 	if (stat(dir, &st) < 0) {
 		if (errno != ENOENT)
 			return cix_error_errno(err, -errno, "cannot use '%s'", dir);
-		if (s->remote)
+		if (!cix_store_has(s, CIX_STORE_OWNS_STATE))
 			return cix_error(err, -ENOENT, "'%s' does not exist; is cix-daemon running?",
 					 dir);
 		if ((r = cix_mkdirs(dir, err)) < 0) {
@@ -85,7 +84,7 @@ static int profile_path(struct cix_store *s, const char *given, struct strbuf *o
 		goto out;
 	strbuf_addf(out, "%s/cix-profile", dir.buf);
 	/* The profiles, roots of the garbage collector. */
-	if (!s->remote) {
+	if (cix_store_has(s, CIX_STORE_OWNS_STATE)) {
 		strbuf_addf(&link, "%s/gcroots", s->state_dir);
 		mkdir(link.buf, 0755);
 		strbuf_addstr(&link, "/profiles");
@@ -146,13 +145,10 @@ static int build(struct cix_store *s, const char **drvs, size_t n, const struct 
 	struct cix_build_opts bo = {
 		.max_jobs = 1, .log_fd = 2, .max_silent = o->max_silent,
 	};
-	int r = subst_cli_apply(o->subst, s, &bo, err);
-	if (r == 0 && o->dry_run)
-		r = print_missing(s, drvs, n, &bo, err);
-	else if (r == 0)
-		r = s->remote ? cix_remote_build(s->remote, drvs, n, &bo, err)
-			      : cix_build_derivations(s, drvs, n, &bo, err);
-	return r;
+	subst_cli_apply(o->subst, &bo);
+	if (o->dry_run)
+		return print_missing(s, drvs, n, &bo, err);
+	return cix_store_build(s, drvs, n, &bo, err);
 }
 
 /* The outputs a package propagates (transitively), installed along with it. */
@@ -179,7 +175,7 @@ static void propagated(const struct cix_package *p, struct strvec *deps, int dep
 int need_build(struct cix_store *s, const char *drv, const struct strvec *outs,
 	       int propagates, struct strvec *drvs, struct cix_err *err)
 {
-	int built = !propagates && !s->remote, r;
+	int built = !propagates && cix_store_has(s, CIX_STORE_LOCAL_DB), r;
 	for (size_t i = 0; built && i < outs->nr; i++) {
 		if ((r = cix_store_is_valid(s, outs->v[i], err)) < 0)
 			return r;
@@ -598,11 +594,9 @@ int package_run(const struct pkg_opts *o)
 		goto out;
 	/* The caches, for bootstrap items not in the store (packages lowered need them). */
 	struct cix_build_opts item_bo = { .log_fd = 2 };
-	if ((o->installs.nr || o->exprs.nr || o->upgrade) &&
-	    (r = subst_cli_apply(o->subst, s, &item_bo, &err)) < 0)
-		goto out;
+	subst_cli_apply(o->subst, &item_bo);
 	struct cix_lower l = { .store = s, .system = "x86_64-linux", .dry_run = o->dry_run,
-			       .files_read = pkg_eval_files(), .subst = item_bo.subst };
+			       .files_read = pkg_eval_files(), .fetch = &item_bo };
 	if (o->roll_back) {
 		char *empty = NULL;
 		long number = 0;

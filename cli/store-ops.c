@@ -4,7 +4,6 @@
 #include "store-ops.h"
 #include "gc.h"
 #include "encoding.h"
-#include "remote.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -310,23 +309,13 @@ int op_check_validity(struct cix_store *s, const struct store_flags *f, char **a
 int op_delete(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
 	int status = 0;
-	if (s->remote) {
-		/* One at a time: each failure is reported, the others still go. */
-		for (int i = 0; i < nargs; i++) {
-			struct cix_err err = { 0 };
-			const char *p = args[i];
-			if (cix_remote_delete(s->remote, &p, 1, &err) < 0)
-				status = error_err(&err);
-		}
-		return status;
-	}
 	/* One at a time, each refused while alive or referred to. */
 	for (int i = 0; i < nargs; i++) {
 		struct cix_err err = { 0 };
 		const char *p = args[i];
 		struct cix_gc_opts o = { .action = CIX_GC_DELETE_SPECIFIC, .paths = &p, .nr_paths = 1,
 					 .keep_derivations = 1 };
-		if (cix_gc_collect(s, &o, NULL, &err) < 0)
+		if (cix_store_collect_garbage(s, &o, NULL, &err) < 0)
 			status = error_err(&err);
 	}
 	return status;

@@ -5,7 +5,6 @@
 #include "build.h"
 #include "buildlog.h"
 #include "drv.h"
-#include "remote.h"
 #include "subst-opts.h"
 #include "strvec.h"
 
@@ -47,23 +46,6 @@ static int is_drv(const char *path)
 	return len >= 4 && !strcmp(path + len - 4, ".drv");
 }
 
-/* Fetch the plain paths of missing from the caches (the daemon's, or bo's). */
-static int substitute_plain(struct cix_store *s, const struct cix_build_opts *bo,
-			    const struct strvec *missing, struct cix_err *err)
-{
-	int r = 0;
-	if (s->remote) {
-		for (size_t i = 0; r >= 0 && i < missing->nr; i++)
-			r = cix_remote_ensure_path(s->remote, missing->v[i], err);
-		return r < 0 ? r : 0;
-	}
-	if (!bo->subst)
-		return cix_error(err, -CIX_ENOTFOUND, "path '%s' is not valid and has no "
-				 "derivation here", missing->v[0]);
-	return cix_substitute_paths(s, bo->subst, (const char *const *)missing->v, missing->nr,
-				    err);
-}
-
 int op_realise(struct cix_store *s, const struct store_flags *f, char **args, int nargs)
 {
 	struct cix_build_opts opts = { .max_jobs = f->max_jobs, .cores = f->cores,
@@ -78,8 +60,9 @@ int op_realise(struct cix_store *s, const struct store_flags *f, char **args, in
 				.fallback = f->fallback };
 	struct strvec missing = STRVEC_INIT;
 	size_t nr = 0;
-	int r = subst_cli_apply(&sc, s, &opts, &err);
+	int r = 0;
 
+	subst_cli_apply(&sc, &opts);
 	/* DRV!OUT,... names outputs; a plain path must simply be valid. */
 	for (int i = 0; !r && i < nargs; i++) {
 		char *bang;
@@ -97,10 +80,10 @@ int op_realise(struct cix_store *s, const struct store_flags *f, char **args, in
 	}
 	/* A plain path that is not valid can only come from a cache. */
 	if (!r && missing.nr)
-		r = substitute_plain(s, &opts, &missing, &err);
+		r = cix_store_ensure_paths(s, (const char *const *)missing.v, missing.nr, &opts,
+					   &err);
 	if (!r)
-		r = s->remote ? cix_remote_build(s->remote, drvs, nr, &opts, &err)
-			      : cix_build_derivations(s, drvs, nr, &opts, &err);
+		r = cix_store_build(s, drvs, nr, &opts, &err);
 	for (int i = 0; !r && i < nargs; i++) {
 		const char *bang = strchr(args[i], '!');
 		if (is_drv(paths[i]))
@@ -113,7 +96,6 @@ int op_realise(struct cix_store *s, const struct store_flags *f, char **args, in
 	free(paths);
 	free(drvs);
 	strvec_clear(&missing);
-	subst_cli_release(&sc);
 	if (r == -CIX_ENONDET) {
 		error_err(&err);
 		return 104; /* as nix-store: a check found a difference */

@@ -28,6 +28,10 @@ int op_substitute(struct cix_store *s, const struct store_flags *f, char **args,
 
 	if (nargs < 2)
 		return usage_error("--substitute needs a cache URL and store paths");
+	/* The daemon fetches only from caches it trusts: --realise asks it. */
+	if (!cix_store_has(s, CIX_STORE_OWNS_STATE))
+		return error("--substitute writes to a store of one's own; through cix-daemon, use "
+			     "--realise --substitute-urls=%s PATH...", args[0]);
 	if (cix_acl_load(&acl, &err) < 0 ||
 	    cix_substituters_make(args[0], &acl, &subs, &nsubs, &err) < 0) {
 		status = error_err(&err);

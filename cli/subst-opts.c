@@ -2,65 +2,18 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "subst-opts.h"
 
+#include "builtins.h"
 #include "drv.h"
-#include "remote.h"
 #include "strvec.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* cix.conf, the ACL and the caches, read once per command. */
-static int load(struct subst_cli *sc, struct cix_err *err)
+void subst_cli_apply(const struct subst_cli *sc, struct cix_build_opts *bo)
 {
-	const char *urls;
-	int r;
-	sc->loaded = 1;
-	if ((r = cix_conf_load(cix_conf_file(), &sc->conf, err)) < 0)
-		return r;
-	urls = sc->urls ? sc->urls : sc->conf.substitute_urls;
-	if (!urls || !*urls)
-		return 0;
-	if ((r = cix_acl_load(&sc->acl, err)) < 0 ||
-	    (r = cix_substituters_make(urls, &sc->acl, &sc->subs, &sc->n, err)) < 0)
-		return r;
-	sc->so.subs = sc->subs;
-	sc->so.nr_subs = sc->n;
-	sc->so.positive_ttl = sc->conf.narinfo_positive_ttl;
-	sc->so.negative_ttl = sc->conf.narinfo_negative_ttl;
-	return 0;
-}
-
-int subst_cli_apply(struct subst_cli *sc, struct cix_store *s, struct cix_build_opts *bo,
-		    struct cix_err *err)
-{
-	int r;
 	bo->fallback = sc->fallback;
-	if (s->remote) {
-		bo->substitute_urls = sc->urls;
-		bo->no_substitutes = sc->no_subst;
-		return 0;
-	}
-	if (sc->no_subst)
-		return 0;
-	if (!sc->loaded && (r = load(sc, err)) < 0) {
-		subst_cli_release(sc);
-		return r;
-	}
-	if (!sc->n)
-		return 0;
-	sc->so.log_fd = bo->log_fd;
-	bo->subst = &sc->so;
-	return 0;
-}
-
-void subst_cli_release(struct subst_cli *sc)
-{
-	cix_substituters_free(sc->subs, sc->n);
-	cix_acl_release(&sc->acl);
-	cix_conf_release(&sc->conf);
-	sc->subs = NULL;
-	sc->n = 0;
-	sc->loaded = 0;
+	bo->substitute_urls = sc->urls;
+	bo->no_substitutes = sc->no_subst;
 }
 
 /* A fixed-output download (builtin:fetchurl): listed apart, as a download. */
@@ -70,7 +23,8 @@ static int is_download(struct cix_store *s, const char *drv_path)
 	int yes;
 	if (cix_drv_parse_file(drv_path, s->store_dir, &drv, NULL) < 0)
 		return 0;
-	yes = !strcmp(drv->builder, "builtin:fetchurl");
+	const struct cix_builtin *bi = cix_builtin_find(drv->builder);
+	yes = bi && bi->is_download;
 	cix_drv_free(drv);
 	return yes;
 }
@@ -90,8 +44,7 @@ int print_missing(struct cix_store *s, const char *const *drvs, size_t n,
 {
 	struct cix_build_missing m = { STRVEC_INIT, STRVEC_INIT, 0, 0 };
 	struct strvec builds = STRVEC_INIT, downloads = STRVEC_INIT;
-	int r = s->remote ? cix_remote_query_missing(s->remote, drvs, n, bo, &m, err)
-			  : cix_build_plan(s, drvs, n, bo, &m, err);
+	int r = cix_store_plan(s, drvs, n, bo, &m, err);
 	if (r == 0) {
 		for (size_t i = 0; i < m.builds.nr; i++)
 			strvec_push(is_download(s, m.builds.v[i]) ? &downloads : &builds, m.builds.v[i]);

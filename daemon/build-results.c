@@ -155,7 +155,7 @@ unsigned daemon_build_status(int r)
 	case -ETIMEDOUT: return DAEMON_BR_TIMED_OUT;
 	case -CIX_ELIMIT: return DAEMON_BR_LOG_LIMIT;
 	case -CIX_ENONDET: return DAEMON_BR_NOT_DETERMINISTIC;
-	case -CIX_EMISMATCH: return DAEMON_BR_PERMANENT_FAILURE;
+	case -CIX_EMISMATCH: case -CIX_EBUILD: return DAEMON_BR_PERMANENT_FAILURE;
 	default: return DAEMON_BR_MISC_FAILURE;
 	}
 }

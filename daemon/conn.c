@@ -203,8 +203,13 @@ static int serve_ops(struct conn *c, struct cix_err *err)
 			return r;
 		const struct op *o = find_op(c, code, &reads_db);
 		if (!o) {
-			cix_error(err, -CIX_EUNSUPPORTED, "invalid operation %llu",
-				  (unsigned long long)code);
+			const char *name = cix_worker_op_name(code);
+			if (name)
+				cix_error(err, -CIX_EUNSUPPORTED, "invalid operation %llu (%s is not served)",
+					  (unsigned long long)code, name);
+			else
+				cix_error(err, -CIX_EUNSUPPORTED, "invalid operation %llu",
+					  (unsigned long long)code);
 			cix_wire_stderr_error(&c->w, c->minor, err->msg, 1);
 			cix_wire_flush(&c->w, NULL);
 			return -CIX_EUNSUPPORTED;

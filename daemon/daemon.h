@@ -12,6 +12,7 @@
 #include "store.h"
 #include "strvec.h"
 #include "wire.h"
+#include "worker-ops.h"
 
 /* The daemon's settings, from its command line. */
 struct daemon_settings {
@@ -128,9 +129,9 @@ int daemon_refuse(int fd, const char *why);
  */
 typedef int (*op_fn)(struct conn *c, struct cix_err *err);
 
+/* An operation the daemon serves; its name is cix_worker_op_name(code). */
 struct op {
-	uint64_t code;
-	const char *name;
+	enum cix_worker_op code;
 	op_fn fn;
 };
 

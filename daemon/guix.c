@@ -19,10 +19,12 @@
  */
 #include "daemon.h"
 #include "buildlog.h"
+#include "builtins.h"
 #include "drv.h"
 #include "util.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -68,7 +70,7 @@ static unsigned build_status(int r)
 {
 	switch (r) {
 	case -ETIMEDOUT: case -CIX_ELIMIT: return 101;
-	case -CIX_EMISMATCH: case -CIX_EUNSUPPORTED: return 100;
+	case -CIX_EMISMATCH: case -CIX_EBUILD: case -CIX_EUNSUPPORTED: return 100;
 	default: return 1;
 	}
 }
@@ -128,15 +130,20 @@ static int op_clear_failed_paths(struct conn *c, struct cix_err *err)
 /* BuiltinBuilders: the X of the "builtin:X" builders cix runs. */
 static int op_builtin_builders(struct conn *c, struct cix_err *err)
 {
-	static const char *const names[] = { "buildenv", "fetchurl", "profile" };
+	size_t nr;
+	const struct cix_builtin *all = cix_builtins(&nr);
+	const char **names = xcalloc(nr + 1, sizeof(*names));
+	for (size_t i = 0; i < nr; i++)
+		names[i] = all[i].name;
 	conn_last(c);
-	cix_wire_write_strings(&c->w, names, ARRAY_SIZE(names));
+	cix_wire_write_strings(&c->w, names, nr);
+	free(names);
 	return 0;
 }
 
 const struct op daemon_guix_ops[] = {
-	{ 24, "QueryFailedPaths", op_query_failed_paths },
-	{ 25, "ClearFailedPaths", op_clear_failed_paths },
-	{ 80, "BuiltinBuilders", op_builtin_builders },
-	{ 0, NULL, NULL },
+	{ CIX_OP_QUERY_FAILED_PATHS, op_query_failed_paths },
+	{ CIX_OP_CLEAR_FAILED_PATHS, op_clear_failed_paths },
+	{ CIX_OP_BUILTIN_BUILDERS, op_builtin_builders },
+	{ 0, NULL },
 };

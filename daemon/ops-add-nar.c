@@ -330,7 +330,7 @@ static int op_add_multiple_to_store(struct conn *c, struct cix_err *err)
 }
 
 const struct op daemon_add_nar_ops[] = {
-	{ 39, "AddToStoreNar", op_add_to_store_nar },
-	{ 44, "AddMultipleToStore", op_add_multiple_to_store },
-	{ 0, NULL, NULL },
+	{ CIX_OP_ADD_TO_STORE_NAR, op_add_to_store_nar },
+	{ CIX_OP_ADD_MULTIPLE_TO_STORE, op_add_multiple_to_store },
+	{ 0, NULL },
 };

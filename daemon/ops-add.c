@@ -298,10 +298,10 @@ static int op_import_paths(struct conn *c, struct cix_err *err)
 }
 
 const struct op daemon_add_ops[] = {
-	{ 7, "AddToStore", op_add_to_store },
-	{ 8, "AddTextToStore", op_add_text_to_store },
-	{ 16, "ExportPath", op_export_path },
-	{ 27, "ImportPaths", op_import_paths },
-	{ 38, "NarFromPath", op_nar_from_path },
-	{ 0, NULL, NULL },
+	{ CIX_OP_ADD_TO_STORE, op_add_to_store },
+	{ CIX_OP_ADD_TEXT_TO_STORE, op_add_text_to_store },
+	{ CIX_OP_EXPORT_PATH, op_export_path },
+	{ CIX_OP_IMPORT_PATHS, op_import_paths },
+	{ CIX_OP_NAR_FROM_PATH, op_nar_from_path },
+	{ 0, NULL },
 };

@@ -524,12 +524,12 @@ static int op_add_signatures(struct conn *c, struct cix_err *err)
 }
 
 const struct op daemon_build_ops[] = {
-	{ 9, "BuildPaths", op_build_paths },
-	{ 10, "EnsurePath", op_ensure_path },
-	{ 34, "OptimiseStore", op_optimise_store },
-	{ 35, "VerifyStore", op_verify_store },
-	{ 37, "AddSignatures", op_add_signatures },
-	{ 40, "QueryMissing", op_query_missing },
-	{ 46, "BuildPathsWithResults", op_build_paths_with_results },
-	{ 0, NULL, NULL },
+	{ CIX_OP_BUILD_PATHS, op_build_paths },
+	{ CIX_OP_ENSURE_PATH, op_ensure_path },
+	{ CIX_OP_OPTIMISE_STORE, op_optimise_store },
+	{ CIX_OP_VERIFY_STORE, op_verify_store },
+	{ CIX_OP_ADD_SIGNATURES, op_add_signatures },
+	{ CIX_OP_QUERY_MISSING, op_query_missing },
+	{ CIX_OP_BUILD_PATHS_WITH_RESULTS, op_build_paths_with_results },
+	{ 0, NULL },
 };

@@ -54,7 +54,7 @@ static int op_add_indirect_root(struct conn *c, struct cix_err *err)
 	if (!r && memchr(link.buf, '\0', link.len))
 		r = cix_error(err, -CIX_EINVAL, "an indirect root must be an absolute file name");
 	if (!r)
-		r = cix_gc_add_indirect_root(c->s, link.buf, err);
+		r = cix_store_add_indirect_root(c->s, link.buf, err);
 	if (!r) {
 		conn_last(c);
 		cix_wire_write_u64(&c->w, 1);
@@ -181,9 +181,9 @@ out:
 }
 
 const struct op daemon_gc_ops[] = {
-	{ 11, "AddTempRoot", op_add_temp_root },
-	{ 12, "AddIndirectRoot", op_add_indirect_root },
-	{ 14, "FindRoots", op_find_roots },
-	{ 20, "CollectGarbage", op_collect_garbage },
-	{ 0, NULL, NULL },
+	{ CIX_OP_ADD_TEMP_ROOT, op_add_temp_root },
+	{ CIX_OP_ADD_INDIRECT_ROOT, op_add_indirect_root },
+	{ CIX_OP_FIND_ROOTS, op_find_roots },
+	{ CIX_OP_COLLECT_GARBAGE, op_collect_garbage },
+	{ 0, NULL },
 };

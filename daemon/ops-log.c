@@ -68,6 +68,6 @@ out:
 }
 
 const struct op daemon_log_ops[] = {
-	{ 45, "AddBuildLog", op_add_build_log },
-	{ 0, NULL, NULL },
+	{ CIX_OP_ADD_BUILD_LOG, op_add_build_log },
+	{ 0, NULL },
 };

@@ -1,6 +1,7 @@
 /* build-platform.c - which derivations this machine can build: their system, their builder */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "build-int.h"
+#include "builtins.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -30,9 +31,6 @@ int cix_build_can_run(const char *platform)
 	return !strcmp(self, "x86_64-linux") && !strcmp(platform, "i686-linux");
 }
 
-/* The builders cix runs itself; Guix's builtin:download is not one of them. */
-static const char *const builtins[] = { "builtin:fetchurl", "builtin:profile", "builtin:buildenv" };
-
 int cix_build_check_runnable(const char *drv_path, const struct cix_drv *drv,
 			     struct cix_err *err)
 {
@@ -40,12 +38,16 @@ int cix_build_check_runnable(const char *drv_path, const struct cix_drv *drv,
 		return cix_error(err, -CIX_EUNSUPPORTED,
 				 "a '%s' is required to build '%s', but this machine is a '%s'",
 				 drv->platform, drv_path, cix_build_this_system());
-	if (strncmp(drv->builder, "builtin:", 8))
+	/* Guix's builtin:download, say, is not one of cix's. */
+	if (!cix_builtin_named(drv->builder) || cix_builtin_find(drv->builder))
 		return 0;
-	for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
-		if (!strcmp(drv->builder, builtins[i]))
-			return 0;
-	return cix_error(err, -CIX_EUNSUPPORTED,
-			 "'%s' wants the built-in builder '%s', which cix does not have "
-			 "(it has builtin:fetchurl, builtin:profile and builtin:buildenv)", drv_path, drv->builder);
+	size_t nr;
+	const struct cix_builtin *all = cix_builtins(&nr);
+	struct strbuf has = STRBUF_INIT;
+	for (size_t i = 0; i < nr; i++)
+		strbuf_addf(&has, "%sbuiltin:%s", i ? (i + 1 < nr ? ", " : " and ") : "", all[i].name);
+	int r = cix_error(err, -CIX_EUNSUPPORTED, "'%s' wants the built-in builder '%s', which cix "
+			  "does not have (it has %s)", drv_path, drv->builder, has.buf);
+	strbuf_release(&has);
+	return r;
 }

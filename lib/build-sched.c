@@ -349,7 +349,7 @@ int cix_build_derivations(struct cix_store *s, const char *const *drv_paths, siz
 		if (sc.failed) {
 			if (err)
 				*err = sc.err;
-			r = sc.err.code ? sc.err.code : -CIX_EMISMATCH;
+			r = sc.err.code ? sc.err.code : -CIX_EBUILD;
 		}
 	}
 	for (size_t i = 0; i < sc.nr; i++) {

@@ -11,8 +11,7 @@
 #include "refscan.h"
 #include "sandbox.h"
 #include "fetch.h"
-#include "profile-build.h"
-#include "buildenv.h"
+#include "builtins.h"
 #include "buildlog.h"
 #include "strvec.h"
 #include "store-path.h"
@@ -71,20 +70,6 @@ static void env_list(const char *name, struct strvec *out)
 	strvec_split(out, getenv(name), " \t\n");
 }
 
-/* The builtins that only link their inputs: run as cix itself, no sandbox. */
-static int links_only(const struct cix_drv *drv)
-{
-	return !strcmp(drv->builder, "builtin:profile") ||
-	       !strcmp(drv->builder, "builtin:buildenv");
-}
-
-static int run_links_only(const struct cix_drv *drv, const char *drv_path, struct cix_store *s,
-			  const char *root, const struct cix_db_graph *inputs, struct cix_err *err)
-{
-	if (!strcmp(drv->builder, "builtin:profile"))
-		return cix_build_run_profile(drv, drv_path, s->store_dir, root, inputs, err);
-	return cix_build_run_buildenv(drv, drv_path, s->store_dir, root, inputs, err);
-}
 
 static void drv_job(const struct cix_drv *drv, const struct cix_build_setup *st,
 		    struct cix_build_job *j)
@@ -678,11 +663,15 @@ int cix_build_one(struct building *b, struct cix_err *err)
 	pthread_mutex_unlock(b->lock);
 	unlocked = 1;
 	/*
-	 * builtin:profile and builtin:buildenv, which only link their inputs,
-	 * run as cix itself (lib/profile-build.c, lib/buildenv.c); everything
-	 * else, builtin:fetchurl too, in the sandbox as a build user.
+	 * The builtins that only link their inputs (lib/builtins.c) run as
+	 * cix itself; everything else, builtin:fetchurl too, in the sandbox
+	 * as a build user.
 	 */
-	if (!links_only(drv) && (r = cix_build_user_acquire(s, &b->user, err)) < 0)
+	const struct cix_builtin *bi = cix_builtin_find(drv->builder);
+	struct cix_builtin_call call = { drv, b->drv_path, s->store_dir, NULL, &inputs,
+					 b->opts->no_file_urls };
+	int sandboxed = !bi || bi->needs_build_user;
+	if (sandboxed && (r = cix_build_user_acquire(s, &b->user, err)) < 0)
 		goto out;
 	if ((r = cix_build_dir_create(s, &b->user, &b->build_dir, err)) < 0 ||
 	    (r = cix_build_setup_write(b, &setup, err)) < 0)
@@ -696,15 +685,16 @@ int cix_build_one(struct building *b, struct cix_err *err)
 	}
 	if ((r = cix_build_log_open(b->drv_path, &log, err)) < 0)
 		goto out;
-	if (links_only(drv)) {
-		r = run_links_only(drv, b->drv_path, s, root.buf, &inputs, err);
+	call.root = root.buf;
+	if (!sandboxed) {
+		r = bi->run(&call, err);
 		if (r < 0 && err) {
 			cix_build_log_write(log, err->msg, strlen(err->msg));
 			cix_build_log_write(log, "\n", 1);
 		}
 	} else {
-		if (!strcmp(drv->builder, "builtin:fetchurl"))
-			r = cix_build_fetchurl_job(&job, b->opts->no_file_urls, err);
+		if (bi)
+			r = bi->job(&call, &job, err);
 		else
 			drv_job(drv, &setup, &job);
 		if (r == 0)
@@ -713,7 +703,7 @@ int cix_build_one(struct building *b, struct cix_err *err)
 	if (r < 0)
 		goto out;
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		r = cix_error(err, -CIX_EMISMATCH, "builder for '%s' failed with %s %d", b->drv_path,
+		r = cix_error(err, -CIX_EBUILD, "builder for '%s' failed with %s %d", b->drv_path,
 			      WIFEXITED(status) ? "exit code" : "signal",
 			      WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 		goto out;

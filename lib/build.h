@@ -79,9 +79,9 @@ struct cix_build_opts {
 	/* --max-jobs=0: build nothing here; a derivation to build is an error. */
 	int no_build;
 	/*
-	 * What a client asks of the daemon (lib/remote.c), which has its own
-	 * caches: these URLs instead (among those it allows; NULL: its own),
-	 * or none at all.
+	 * Which caches cix_store_build asks when subst is NULL: these URLs
+	 * (NULL: cix.conf's; a daemon allows those it trusts, NULL: its
+	 * own), or none at all.
 	 */
 	const char *substitute_urls;
 	int no_substitutes;

@@ -15,6 +15,7 @@ static const char *const names[] = {
 	[CIX_EMISMATCH - CIX_EBASE] = "mismatch",
 	[CIX_ENOTFOUND - CIX_EBASE] = "not found",
 	[CIX_ENONDET - CIX_EBASE] = "not deterministic",
+	[CIX_EBUILD - CIX_EBASE] = "build failed",
 };
 
 const char *cix_strerror(int code)

@@ -21,6 +21,7 @@ enum {
 	CIX_EMISMATCH,  /* hash or path does not match */
 	CIX_ENOTFOUND,  /* lookup found nothing */
 	CIX_ENONDET,    /* a rebuild (--check) gave different output */
+	CIX_EBUILD,     /* a builder failed (its exit code, or a signal) */
 };
 
 #define CIX_ERR_MSG_MAX 512

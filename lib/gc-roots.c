@@ -2,7 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "gc-int.h"
 #include "encoding.h"
-#include "remote.h"
+#include "store-backend.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -90,15 +90,10 @@ out:
 	return r;
 }
 
-int cix_store_add_temp_roots(struct cix_store *s, const char *const *paths, size_t n,
+int cix_local_add_temp_roots(struct cix_store *s, const char *const *paths, size_t n,
 			     struct cix_err *err)
 {
 	int r = 0;
-	if (s->remote) {
-		for (size_t i = 0; !r && i < n; i++)
-			r = cix_remote_add_temp_root(s->remote, paths[i], err);
-		return r;
-	}
 	if (!n)
 		return 0;
 	struct strbuf data = STRBUF_INIT;
@@ -172,15 +167,13 @@ void cix_store_clean_temp_roots(struct cix_store *s)
 
 /* ---- Indirect roots ---- */
 
-int cix_gc_add_indirect_root(struct cix_store *s, const char *link, struct cix_err *err)
+int cix_local_add_indirect_root(struct cix_store *s, const char *link, struct cix_err *err)
 {
 	struct strbuf dir = STRBUF_INIT, tmp = STRBUF_INIT;
 	struct cix_hash h;
 	int r;
 	if (link[0] != '/')
 		return cix_error(err, -CIX_EINVAL, "an indirect root must be an absolute file name");
-	if (s->remote)
-		return cix_remote_add_indirect_root(s->remote, link, err);
 	cix_hash_buf(CIX_HASH_SHA256, link, strlen(link), &h);
 	strbuf_addf(&dir, "%s/gcroots/auto", s->state_dir);
 	if ((r = cix_mkdirs(dir.buf, err)) < 0)

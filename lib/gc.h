@@ -19,9 +19,7 @@
  * thread-safe.
  */
 int cix_store_add_temp_root(struct cix_store *s, const char *path, struct cix_err *err);
-/* The same for each of paths[0..n). */
-int cix_store_add_temp_roots(struct cix_store *s, const char *const *paths, size_t n,
-			     struct cix_err *err);
+/* For each of paths[0..n): cix_store_add_temp_roots (store.h). */
 /*
  * Delete the temporary roots of processes that died without closing the
  * store (cix_store_open does it); skipped while a collector runs or a
@@ -32,12 +30,11 @@ void cix_store_clean_temp_roots(struct cix_store *s);
 void cix_store_drop_temp_roots(struct cix_store *s);
 
 /*
- * An indirect root: STATE/gcroots/auto/HASH (of link) becomes a symlink to
- * link, an absolute file name, replaced atomically; link keeps whatever
- * store path it points to alive while it exists. Through the daemon when
- * s is a client.
+ * An indirect root (cix_store_add_indirect_root): STATE/gcroots/auto/HASH
+ * (of link) becomes a symlink to link, an absolute file name, replaced
+ * atomically; link keeps whatever store path it points to alive while it
+ * exists.
  */
-int cix_gc_add_indirect_root(struct cix_store *s, const char *link, struct cix_err *err);
 
 /* A root: the file that makes it, and the store path it keeps alive. */
 struct cix_gc_root {

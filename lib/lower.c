@@ -7,7 +7,6 @@
 #include "store-path.h"
 #include "strbuf.h"
 #include "nar.h"
-#include "remote.h"
 #include "substitute.h"
 
 #include <stdlib.h>
@@ -221,11 +220,9 @@ static int find_item(struct cix_lower *l, const struct cix_item *it, const char 
 				  CIX_HASH_SHA256, &added, err);
 		if (r == 0)
 			r = !strcmp(added.buf, path);
-	} else if (l->store->remote) {
-		/* The daemon substitutes it if one of its caches has it (else an error). */
-		r = cix_remote_ensure_path(l->store->remote, path, &e) >= 0;
-	} else if (l->subst) {
-		r = cix_substitute(l->store, l->subst, path, err);
+	} else if (l->fetch) {
+		/* Found if one of the caches has it (else not, whatever the reason). */
+		r = cix_store_ensure_paths(l->store, &path, 1, l->fetch, &e) >= 0;
 	}
 	strbuf_release(&file);
 	strbuf_release(&added);

@@ -136,18 +136,16 @@ struct cix_lower {
 	/*
 	 * A bootstrap item (struct cix_item) that is not in the store is
 	 * looked for: STATE/bootstrap/NAME when it has the item's hash (where
-	 * scripts/make-bootstrap leaves them), then the binary caches: the
-	 * daemon's (EnsurePath) for a store of the daemon, these for a local
-	 * one (NULL: none).
+	 * scripts/make-bootstrap leaves them), then the store's binary caches
+	 * as these options name them (cix_store_ensure_paths; NULL: none).
 	 */
-	const struct cix_subst_opts *subst;
+	const struct cix_build_opts *fetch;
 };
 
 /* Lower p (and what it needs): p->drv_path and p->out_paths are set. */
 int cix_lower_package(struct cix_lower *l, struct cix_package *p, struct cix_err *err);
 int cix_lower_origin(struct cix_lower *l, struct cix_origin *o, struct cix_err *err);
 int cix_lower_item(struct cix_lower *l, struct cix_item *it, struct cix_err *err);
-struct cix_subst_opts;
 int cix_lower_file(struct cix_lower *l, struct cix_file *f, struct cix_err *err);
 
 /*

@@ -1,6 +1,7 @@
 /* optimise.c - share identical files of the store through hard links */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "store.h"
+#include "store-backend.h"
 #include "encoding.h"
 #include "nar.h"
 #include "strvec.h"
@@ -150,7 +151,7 @@ int cix_store_optimise_paths(struct cix_store *s, const char *const *paths, size
 	return r;
 }
 
-int cix_store_optimise(struct cix_store *s, struct cix_store_optimise_stats *st,
+int cix_local_optimise(struct cix_store *s, struct cix_store_optimise_stats *st,
 		       struct cix_err *err)
 {
 	struct strvec p = STRVEC_INIT;

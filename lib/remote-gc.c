@@ -12,7 +12,7 @@ int cix_remote_collect_garbage(struct cix_remote *r, unsigned action, const char
 {
 	uint64_t bytes, obsolete;
 	int ret;
-	cix_wire_write_u64(&r->w, 20);
+	cix_wire_write_u64(&r->w, CIX_OP_COLLECT_GARBAGE);
 	cix_wire_write_u64(&r->w, action);
 	cix_wire_write_strings(&r->w, paths, n);
 	cix_wire_write_u64(&r->w, 0);          /* ignoreLiveness */
@@ -28,16 +28,7 @@ int cix_remote_collect_garbage(struct cix_remote *r, unsigned action, const char
 	return ret;
 }
 
-int cix_remote_delete(struct cix_remote *r, const char *const *paths, size_t n,
-		      struct cix_err *err)
-{
-	struct strvec deleted = STRVEC_INIT;
-	int ret = cix_remote_collect_garbage(r, 3, paths, n, UINT64_MAX, &deleted, NULL, err);
-	strvec_clear(&deleted);
-	return ret;
-}
-
-static int one_path_op(struct cix_remote *r, uint64_t op, const char *path, struct cix_err *err)
+static int one_path_op(struct cix_remote *r, enum cix_worker_op op, const char *path, struct cix_err *err)
 {
 	uint64_t v;
 	int ret;
@@ -50,17 +41,17 @@ static int one_path_op(struct cix_remote *r, uint64_t op, const char *path, stru
 
 int cix_remote_add_temp_root(struct cix_remote *r, const char *path, struct cix_err *err)
 {
-	return one_path_op(r, 11, path, err);
+	return one_path_op(r, CIX_OP_ADD_TEMP_ROOT, path, err);
 }
 
 int cix_remote_ensure_path(struct cix_remote *r, const char *path, struct cix_err *err)
 {
-	return one_path_op(r, 10, path, err);
+	return one_path_op(r, CIX_OP_ENSURE_PATH, path, err);
 }
 
 int cix_remote_add_indirect_root(struct cix_remote *r, const char *link, struct cix_err *err)
 {
-	return one_path_op(r, 12, link, err);
+	return one_path_op(r, CIX_OP_ADD_INDIRECT_ROOT, link, err);
 }
 
 int cix_remote_find_roots(struct cix_remote *r, struct strvec *links, struct strvec *paths,
@@ -69,7 +60,7 @@ int cix_remote_find_roots(struct cix_remote *r, struct strvec *links, struct str
 	struct strbuf s = STRBUF_INIT;
 	uint64_t n;
 	int ret;
-	cix_wire_write_u64(&r->w, 14);
+	cix_wire_write_u64(&r->w, CIX_OP_FIND_ROOTS);
 	if ((ret = cix_remote_call(r, err)) < 0 || (ret = cix_wire_read_u64(&r->w, &n, err)) < 0)
 		return ret;
 	if (n > CIX_WIRE_MAX_LIST) {

@@ -249,7 +249,7 @@ int cix_remote_is_valid(struct cix_remote *r, const char *path, struct cix_err *
 {
 	uint64_t v;
 	int ret;
-	cix_wire_write_u64(&r->w, 1);
+	cix_wire_write_u64(&r->w, CIX_OP_IS_VALID_PATH);
 	cix_wire_write_str(&r->w, path);
 	if ((ret = cix_remote_call(r, err)) < 0 || (ret = cix_wire_read_u64(&r->w, &v, err)) < 0)
 		return ret;
@@ -306,7 +306,7 @@ int cix_remote_query(struct cix_remote *r, const char *path, struct cix_path_inf
 	uint64_t found;
 	int ret;
 	memset(info, 0, sizeof(*info));
-	cix_wire_write_u64(&r->w, 26);
+	cix_wire_write_u64(&r->w, CIX_OP_QUERY_PATH_INFO);
 	cix_wire_write_str(&r->w, path);
 	if ((ret = cix_remote_call(r, err)) < 0 || (ret = cix_wire_read_u64(&r->w, &found, err)) < 0)
 		return ret;
@@ -321,8 +321,8 @@ int cix_remote_query(struct cix_remote *r, const char *path, struct cix_path_inf
 	return ret;
 }
 
-int cix_remote_list(struct cix_remote *r, uint64_t op, const char *path, cix_path_fn fn,
-		    void *opaque, struct cix_err *err)
+int cix_remote_list(struct cix_remote *r, enum cix_worker_op op, const char *path,
+		    cix_path_fn fn, void *opaque, struct cix_err *err)
 {
 	struct strvec out = STRVEC_INIT;
 	int ret;
@@ -421,7 +421,7 @@ int cix_remote_add(struct cix_remote *r, const char *src, const char *name,
 	strbuf_addf(&m, "%s%s", method == CIX_ADD_TEXT ? "text:" :
 				method == CIX_ADD_RECURSIVE ? "fixed:r:" : "fixed:",
 		    cix_hash_algo_name(algo));
-	cix_wire_write_u64(&r->w, 7);
+	cix_wire_write_u64(&r->w, CIX_OP_ADD_TO_STORE);
 	cix_wire_write_str(&r->w, name);
 	cix_wire_write_str(&r->w, m.buf);
 	cix_wire_write_u64(&r->w, 0);   /* references */
@@ -439,7 +439,7 @@ int cix_remote_add_text(struct cix_remote *r, const char *name, const void *text
 			struct cix_err *err)
 {
 	int ret;
-	cix_wire_write_u64(&r->w, 7);
+	cix_wire_write_u64(&r->w, CIX_OP_ADD_TO_STORE);
 	cix_wire_write_str(&r->w, name);
 	cix_wire_write_str(&r->w, "text:sha256");
 	cix_wire_write_strings(&r->w, refs, nr_refs);
@@ -456,7 +456,7 @@ int cix_remote_add_nar(struct cix_remote *r, const struct cix_path_info *info,
 	int ret;
 
 	cix_base16_encode(&h, info->nar_hash.bytes, info->nar_hash.len);
-	cix_wire_write_u64(&r->w, 39);
+	cix_wire_write_u64(&r->w, CIX_OP_ADD_TO_STORE_NAR);
 	cix_wire_write_str(&r->w, info->path);
 	cix_wire_write_str(&r->w, info->deriver);
 	cix_wire_write_str(&r->w, h.buf);
@@ -503,7 +503,7 @@ int cix_remote_nar(struct cix_remote *r, const char *path, cix_sink_fn sink, voi
 {
 	struct nar_tee t = { CIX_WIRE_SOURCE_INIT(&r->w), sink, opaque, 0 };
 	int ret;
-	cix_wire_write_u64(&r->w, 38);
+	cix_wire_write_u64(&r->w, CIX_OP_NAR_FROM_PATH);
 	cix_wire_write_str(&r->w, path);
 	if ((ret = cix_remote_call(r, err)) < 0)
 		return ret;
@@ -518,7 +518,7 @@ int cix_remote_nar(struct cix_remote *r, const char *path, cix_sink_fn sink, voi
 
 static int set_options(struct cix_remote *r, const struct cix_build_opts *o, struct cix_err *err)
 {
-	cix_wire_write_u64(&r->w, 19);
+	cix_wire_write_u64(&r->w, CIX_OP_SET_OPTIONS);
 	cix_wire_write_u64(&r->w, (uint64_t)o->keep_failed);
 	cix_wire_write_u64(&r->w, 0);             /* keepGoing */
 	cix_wire_write_u64(&r->w, (uint64_t)o->fallback);
@@ -567,7 +567,7 @@ int cix_remote_query_missing(struct cix_remote *r, const char *const *drvs, size
 	int ret;
 	if ((ret = set_options(r, opts, err)) < 0)
 		return ret;
-	cix_wire_write_u64(&r->w, 40);
+	cix_wire_write_u64(&r->w, CIX_OP_QUERY_MISSING);
 	write_targets(r, drvs, n);
 	if ((ret = cix_remote_call(r, err)) < 0 ||
 	    (ret = cix_wire_read_strings(&r->w, &m->builds, CIX_WIRE_MAX_LIST, CIX_WIRE_MAX_PATH,
@@ -603,7 +603,7 @@ static int read_build_results(struct cix_remote *r, size_t n, struct cix_err *er
 		if (status > 2 && !failed) {
 			failed = 1;
 			ret = cix_error(err, status == 12 ? -CIX_ENONDET :
-					     status == 8 ? -ETIMEDOUT : -CIX_EMISMATCH, "%s", s.buf);
+					     status == 8 ? -ETIMEDOUT : -CIX_EBUILD, "%s", s.buf);
 		}
 		for (int k = 0; k < 4; k++)   /* timesBuilt, nonDet, start, stop */
 			if ((ret = cix_wire_read_u64(&r->w, &x, err)) < 0)
@@ -635,7 +635,7 @@ int cix_remote_build(struct cix_remote *r, const char *const *drvs, size_t n,
 	if ((ret = set_options(r, opts, err)) < 0)
 		return ret;
 	/* BuildPathsWithResults: a result per target says how it went. */
-	cix_wire_write_u64(&r->w, r->minor >= 34 ? 46 : 9);
+	cix_wire_write_u64(&r->w, r->minor >= 34 ? CIX_OP_BUILD_PATHS_WITH_RESULTS : CIX_OP_BUILD_PATHS);
 	write_targets(r, drvs, n);
 	cix_wire_write_u64(&r->w, opts->check ? 2 : 0);
 	if ((ret = cix_remote_call(r, err)) < 0)
@@ -650,7 +650,7 @@ int cix_remote_verify(struct cix_remote *r, int check_contents, int repair, int 
 {
 	uint64_t v;
 	int ret;
-	cix_wire_write_u64(&r->w, 35);
+	cix_wire_write_u64(&r->w, CIX_OP_VERIFY_STORE);
 	cix_wire_write_u64(&r->w, (uint64_t)!!check_contents);
 	cix_wire_write_u64(&r->w, (uint64_t)!!repair);
 	if ((ret = cix_remote_call(r, err)) < 0 || (ret = cix_wire_read_u64(&r->w, &v, err)) < 0)
@@ -663,7 +663,7 @@ int cix_remote_optimise(struct cix_remote *r, struct cix_err *err)
 {
 	uint64_t v;
 	int ret;
-	cix_wire_write_u64(&r->w, 34);
+	cix_wire_write_u64(&r->w, CIX_OP_OPTIMISE_STORE);
 	if ((ret = cix_remote_call(r, err)) < 0)
 		return ret;
 	return cix_wire_read_u64(&r->w, &v, err);

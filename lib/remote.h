@@ -8,6 +8,7 @@
 #include "nar.h"
 #include "store.h"
 #include "wire.h"
+#include "worker-ops.h"
 
 struct cix_remote {
 	struct cix_wire w;
@@ -26,12 +27,9 @@ int cix_remote_is_valid(struct cix_remote *r, const char *path, struct cix_err *
 /* -CIX_ENOTFOUND when path is not valid. */
 int cix_remote_query(struct cix_remote *r, const char *path, struct cix_path_info *info,
 		     struct cix_err *err);
-/* ops 6 QueryReferrers, 33 QueryValidDerivers, 22 QueryDerivationOutputs */
-int cix_remote_list(struct cix_remote *r, uint64_t op, const char *path, cix_path_fn fn,
-		    void *opaque, struct cix_err *err);
-#define CIX_REMOTE_REFERRERS 6
-#define CIX_REMOTE_VALID_DERIVERS 33
-#define CIX_REMOTE_DRV_OUTPUTS 22
+/* QueryReferrers, QueryValidDerivers or QueryDerivationOutputs of path. */
+int cix_remote_list(struct cix_remote *r, enum cix_worker_op op, const char *path,
+		    cix_path_fn fn, void *opaque, struct cix_err *err);
 
 /* AddToStore of the file or tree at src (recursive: its NAR; flat: its bytes). */
 int cix_remote_add(struct cix_remote *r, const char *src, const char *name,
@@ -62,9 +60,6 @@ int cix_remote_optimise(struct cix_remote *r, struct cix_err *err);
 int cix_remote_call(struct cix_remote *r, struct cix_err *err);
 
 /* lib/remote-gc.c: the garbage collector's operations. */
-/* CollectGarbage's DeleteSpecific: each path, unless alive or referred to. */
-int cix_remote_delete(struct cix_remote *r, const char *const *paths, size_t n,
-		      struct cix_err *err);
 /*
  * CollectGarbage: action 0 lists the live paths, 1 the dead, 2 deletes the
  * dead (until max_freed bytes are freed), 3 deletes paths; the paths

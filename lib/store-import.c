@@ -3,6 +3,7 @@
 #include "gc.h"
 #include "store.h"
 #include "store-int.h"
+#include "store-backend.h"
 #include "export.h"
 #include "nar-read.h"
 #include "store-path.h"
@@ -255,7 +256,7 @@ static void release(struct import *im)
 	free(im->e);
 }
 
-int cix_store_import(struct cix_store *s, cix_source_fn src, void *src_opaque,
+int cix_local_import(struct cix_store *s, cix_source_fn src, void *src_opaque,
 		     cix_path_fn imported, void *opaque, struct cix_err *err)
 {
 	static const struct cix_import_ops ops = { nar_target, path_done, discard,

@@ -3,7 +3,7 @@
 #include "store.h"
 #include "store-int.h"
 #include "gc.h"
-#include "remote.h"
+#include "store-backend.h"
 #include "encoding.h"
 #include "nar.h"
 #include "nar-read.h"
@@ -117,6 +117,7 @@ static int store_open(const char *store_dir, const char *state_dir, int clean,
 	struct strbuf db = STRBUF_INIT;
 	int r;
 
+	s->ops = &cix_store_local_ops;
 	s->store_fd = -1;
 	s->tmp_fd = -1;
 	s->temproots_fd = -1;
@@ -171,7 +172,8 @@ void cix_store_close(struct cix_store *s)
 {
 	if (!s)
 		return;
-	cix_remote_close(s->remote);
+	if (s->ops && s->ops->close)
+		s->ops->close(s);
 	cix_store_drop_temp_roots(s);
 	cix_db_close(s->db);
 	cix_store_close_tmp(s);
@@ -395,25 +397,15 @@ out:
 	return r;
 }
 
-int cix_store_add(struct cix_store *s, const char *src, enum cix_add_method method,
-		  enum cix_hash_algo algo, struct strbuf *out, struct cix_err *err)
+int cix_local_add(struct cix_store *s, const char *src, const char *name,
+		  enum cix_add_method method, enum cix_hash_algo algo, struct strbuf *out,
+		  struct cix_err *err)
 {
 	struct cix_path_info info = { 0 };
 	struct strbuf path = STRBUF_INIT, ca = STRBUF_INIT, tmp = STRBUF_INIT, t = STRBUF_INIT;
 	struct cix_hash h;
-	char *copy = xstrdup(src), *name;
-	size_t len = strlen(copy);
 	int r;
 
-	while (len > 1 && copy[len - 1] == '/')
-		copy[--len] = '\0';
-	name = basename(copy);
-	if ((r = cix_store_name_check(name, strlen(name), err)) < 0)
-		goto out;
-	if (s->remote) {
-		r = cix_remote_add(s->remote, src, name, method, algo, out, err);
-		goto out;
-	}
 	if (method == CIX_ADD_FLAT) {
 		/* Only a regular file has a flat hash; refuse anything else first. */
 		struct stat st;
@@ -457,6 +449,5 @@ out:
 	strbuf_release(&ca);
 	strbuf_release(&tmp);
 	strbuf_release(&t);
-	free(copy);
 	return r;
 }

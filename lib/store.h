@@ -20,17 +20,43 @@
  * are removed: invalid paths when their lock is next taken, temporaries of
  * dead processes by cix_store_open.
  */
-struct cix_remote;
+struct cix_store_ops;
 
+/*
+ * A store, of whichever kind: its operations (lib/store-backend.h) are
+ * chosen when it is opened, and the cix_store_* functions below work on
+ * any of them. The fields other than ops and backend are the local
+ * store's (the store directory's name is everyone's).
+ */
 struct cix_store {
+	const struct cix_store_ops *ops;
+	void *backend;          /* the backend's own state (the daemon's connection...) */
 	char *store_dir;
 	char *state_dir;
 	int store_fd;           /* the store directory, O_PATH (-1 if not there) */
 	int tmp_fd;             /* its temporaries' directory, share-locked (-1: none) */
-	struct cix_db *db;      /* NULL when the store is the daemon's */
-	struct cix_remote *remote;   /* the daemon that owns the store, or NULL */
+	struct cix_db *db;      /* the local database; NULL for any other kind */
 	int temproots_fd;       /* STATE/temproots/PID once a temporary root is added, or -1 */
 };
+
+/* What a kind of store is like, for the callers that do better knowing. */
+enum cix_store_trait {
+	/*
+	 * This process keeps the state directory: it makes the users'
+	 * profile directories and the roots' links itself (a daemon's
+	 * store has the daemon do it).
+	 */
+	CIX_STORE_OWNS_STATE = 1,
+	/*
+	 * Queries read the database here, in a snapshot: they cost no round
+	 * trip, and a path they show valid has its files whole in place.
+	 */
+	CIX_STORE_LOCAL_DB = 2,
+};
+/* Does the store have trait? */
+int cix_store_has(const struct cix_store *s, enum cix_store_trait trait);
+/* The kind of store, as "local" or "daemon". */
+const char *cix_store_kind(const struct cix_store *s);
 
 /* $CIX_STATE_DIR or "/var/cix". */
 const char *cix_state_dir(void);
@@ -152,6 +178,9 @@ void cix_store_add_nar_abort(struct cix_store *s, const char *tmp);
  * $CIX_STATE_DIR/daemon-socket/socket); the local store otherwise.
  */
 int cix_store_open_client(struct cix_store **out, struct cix_err *err);
+/* The store of the daemon listening on socket_path (lib/store-daemon.c). */
+int cix_store_open_daemon(const char *socket_path, struct cix_store **out,
+			  struct cix_err *err);
 
 /*
  * Queries that work on either kind of store (lib/store-api.c); they
@@ -207,7 +236,10 @@ struct cix_store_optimise_stats {
 	uint64_t bytes_freed;
 };
 
-/* Hard-link identical files of all valid paths through STORE/.links. */
+/*
+ * Hard-link identical files of all valid paths through STORE/.links. A
+ * daemon does it without saying how much (st set to UINT64_MAX each).
+ */
 int cix_store_optimise(struct cix_store *s, struct cix_store_optimise_stats *st,
 		       struct cix_err *err);
 /* The same for some valid paths only (auto-optimise-store: a build's outputs). */
@@ -247,6 +279,67 @@ int cix_store_verify_paths(struct cix_store *s, const char *const *paths, size_t
 int cix_store_verify_all(struct cix_store *s, int check_contents,
 			 const struct cix_verify_repair *repair,
 			 cix_report_fn report, void *opaque, struct cix_err *err);
+
+/* ---- Building and keeping, on any kind of store (lib/store-api.c) ---- */
+
+struct cix_build_opts;
+struct cix_build_missing;
+struct cix_gc_opts;
+struct cix_gc_result;
+struct strvec;
+
+/*
+ * Make the outputs of drvs[0..n) valid, fetching from caches what they
+ * have (opts' substitute_urls, no_substitutes and fallback: the local
+ * store reads cix.conf's caches and the ACL once, at the first call that
+ * needs them) and building the rest (lib/build.h). On a daemon's store
+ * the daemon does it, with its own caches among those asked for.
+ */
+int cix_store_build(struct cix_store *s, const char *const *drvs, size_t n,
+		    const struct cix_build_opts *opts, struct cix_err *err);
+/* What cix_store_build would do, appended to m (nothing fetched or built). */
+int cix_store_plan(struct cix_store *s, const char *const *drvs, size_t n,
+		   const struct cix_build_opts *opts, struct cix_build_missing *m,
+		   struct cix_err *err);
+/*
+ * Make paths[0..n), which are no derivations' outputs to build here,
+ * valid from the caches: an error names the first no cache has.
+ */
+int cix_store_ensure_paths(struct cix_store *s, const char *const *paths, size_t n,
+			   const struct cix_build_opts *opts, struct cix_err *err);
+/*
+ * Verify paths[0..n) (paths NULL: the whole store, as cix_store_verify_all;
+ * a path's contents are always checked), repairing modified paths by
+ * building them again with the options repair (NULL: no repair). The
+ * number of problems left, or a negative code. A daemon checks the whole
+ * store itself and says only whether something was wrong (1 problem),
+ * its findings on the log.
+ */
+int cix_store_verify(struct cix_store *s, const char *const *paths, size_t n,
+		     int check_contents, const struct cix_build_opts *repair,
+		     cix_report_fn report, void *opaque,
+		     struct cix_err *err);
+/*
+ * Run the garbage collector (lib/gc.h) with o; res (may be NULL) says
+ * what it freed. A daemon applies its own keep-derivations/outputs.
+ */
+int cix_store_collect_garbage(struct cix_store *s, const struct cix_gc_opts *o,
+			      struct cix_gc_result *res, struct cix_err *err);
+/* The roots: their links (temporary roots as {temp:PID}...) and paths, pairwise. */
+int cix_store_find_roots(struct cix_store *s, struct strvec *links, struct strvec *paths,
+			 struct cix_err *err);
+/*
+ * Keep paths alive while this process (or its connection to the daemon)
+ * lasts: a temporary root each.
+ */
+int cix_store_add_temp_roots(struct cix_store *s, const char *const *paths, size_t n,
+			     struct cix_err *err);
+/*
+ * Make the symlink link (an absolute file name) a root while it exists,
+ * through a link to it in STATE/gcroots/auto (made by the daemon for its
+ * store).
+ */
+int cix_store_add_indirect_root(struct cix_store *s, const char *link, struct cix_err *err);
 
 /*
  * Register infos[0..n), whose trees are in place: their files reach the

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "tap.h"
 #include "gc.h"
+#include "store-backend.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -45,8 +46,8 @@ int main(void)
 		return 1;
 	snprintf(store, sizeof(store), "%s/store", tmp);
 	snprintf(state, sizeof(state), "%s/state", tmp);
-	struct cix_store s = { .store_dir = store, .state_dir = state, .store_fd = -1,
-			       .temproots_fd = -1 };
+	struct cix_store s = { .ops = &cix_store_local_ops, .store_dir = store,
+			       .state_dir = state, .store_fd = -1, .temproots_fd = -1 };
 	snprintf(a, sizeof(a), "%s/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-a", store);
 	snprintf(b, sizeof(b), "%s/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb-b", store);
 	snprintf(c, sizeof(c), "%s/cccccccccccccccccccccccccccccccc-c", store);
