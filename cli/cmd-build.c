@@ -117,10 +117,15 @@ static int lower_target(struct cix_lower *l, const struct opts *o, struct cix_sc
 		strvec_push(&t->outputs, p->source.u.origin->out_path);
 		return 0;
 	}
-	/* A local file or a seed: no derivation, the path itself. */
-	r = p->source.kind == CIX_INPUT_ITEM ? cix_lower_item(l, p->source.u.item, err)
-					     : cix_lower_file(l, p->source.u.file, err);
-	if (!r)
+	if (p->source.kind == CIX_INPUT_ITEM) {
+		if ((r = cix_lower_item(l, p->source.u.item, err)) < 0)
+			return r;
+		t->drv_path = xstrdup(p->source.u.item->drv_path);
+		strvec_push(&t->outputs, p->source.u.item->path);
+		return 0;
+	}
+	/* A local file: no derivation, the path itself. */
+	if ((r = cix_lower_file(l, p->source.u.file, err)) == 0)
 		strvec_push(&t->outputs, cix_input_path(&p->source));
 	return r;
 }
@@ -161,7 +166,7 @@ static int run(struct opts *o)
 	};
 	/* The caches, known before evaluating: bootstrap items may come from them. */
 	subst_cli_apply(&o->subst, &bo);
-	struct cix_lower l = { .store = s, .system = "x86_64-linux", .fetch = &bo };
+	struct cix_lower l = { .store = s, .system = "x86_64-linux" };
 	cix_scheme_set_lower(&l);
 	for (size_t i = 0; i < o->specs.nr; i++, k++) {
 		struct cix_scheme_target st;

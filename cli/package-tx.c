@@ -592,11 +592,8 @@ int package_run(const struct pkg_opts *o)
 	if (changes && ((r = check_writable(profile.buf, &err)) < 0 ||
 			(r = cix_profile_lock(profile.buf, &lock, &err)) < 0))
 		goto out;
-	/* The caches, for bootstrap items not in the store (packages lowered need them). */
-	struct cix_build_opts item_bo = { .log_fd = 2 };
-	subst_cli_apply(o->subst, &item_bo);
 	struct cix_lower l = { .store = s, .system = "x86_64-linux", .dry_run = o->dry_run,
-			       .files_read = pkg_eval_files(), .fetch = &item_bo };
+			       .files_read = pkg_eval_files() };
 	if (o->roll_back) {
 		char *empty = NULL;
 		long number = 0;

@@ -668,8 +668,8 @@ int cix_build_one(struct building *b, struct cix_err *err)
 	 * as a build user.
 	 */
 	const struct cix_builtin *bi = cix_builtin_find(drv->builder);
-	struct cix_builtin_call call = { drv, b->drv_path, s->store_dir, NULL, &inputs,
-					 b->opts->no_file_urls };
+	struct cix_builtin_call call = { drv, b->drv_path, s->store_dir, s->state_dir, NULL,
+					 &inputs, b->opts->no_file_urls };
 	int sandboxed = !bi || bi->needs_build_user;
 	if (sandboxed && (r = cix_build_user_acquire(s, &b->user, err)) < 0)
 		goto out;

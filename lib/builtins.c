@@ -28,6 +28,7 @@ static int fetchurl_job(const struct cix_builtin_call *c, struct cix_build_job *
 
 /* In the order of their names (Guix's BuiltinBuilders lists them so). */
 static const struct cix_builtin table[] = {
+	{ "bootstrap", 0, 0, cix_builtin_bootstrap, NULL },
 	{ "buildenv", 0, 0, run_buildenv, NULL },
 	{ "fetchurl", 1, 1, NULL, fetchurl_job },
 	{ "profile", 0, 0, run_profile, NULL },

@@ -15,6 +15,7 @@ struct cix_builtin_call {
 	const struct cix_drv *drv;
 	const char *drv_path;
 	const char *store_dir;
+	const char *state_dir;               /* the store's (builtin:bootstrap reads its seeds) */
 	const char *root;                    /* the sandbox's root: outputs as ROOT/STORE/BASE */
 	const struct cix_db_graph *inputs;   /* the input closure: all it may read */
 	int no_file_urls;                    /* downloads refuse file:// URLs */
@@ -43,5 +44,8 @@ const struct cix_builtin *cix_builtin_find(const char *builder);
 int cix_builtin_named(const char *builder);
 /* Every builtin, *nr of them, in the order of their names. */
 const struct cix_builtin *cix_builtins(size_t *nr);
+
+/* builtin:bootstrap (lib/builtin-bootstrap.c). */
+int cix_builtin_bootstrap(const struct cix_builtin_call *call, struct cix_err *err);
 
 #endif

@@ -7,7 +7,6 @@
 #include "store-path.h"
 #include "strbuf.h"
 #include "nar.h"
-#include "substitute.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -187,68 +186,40 @@ int cix_lower_profile(struct cix_lower *l, const char *const *paths, size_t n,
 	return r;
 }
 
-int cix_item_path(const char *store_dir, const struct cix_item *it, struct strbuf *out,
-		  struct cix_err *err)
-{
-	return cix_store_path_make_fixed(out, store_dir, it->name, it->recursive, &it->hash, err);
-}
-
-/* 1: the file has the item's hash; 0: another; < 0: unreadable. */
-static int item_file_matches(const struct cix_item *it, const char *file, struct cix_err *err)
-{
-	struct cix_hash h;
-	int r = it->recursive ? cix_nar_hash_path(file, CIX_HASH_SHA256, &h, NULL, err)
-			      : cix_hash_file(CIX_HASH_SHA256, file, &h, err);
-	if (r < 0)
-		return r;
-	return h.len == it->hash.len && !memcmp(h.bytes, it->hash.bytes, h.len);
-}
-
-/* A missing item from STATE/bootstrap, else from a binary cache: 1 found, 0 not. */
-static int find_item(struct cix_lower *l, const struct cix_item *it, const char *path,
-		     struct cix_err *err)
-{
-	struct strbuf file = STRBUF_INIT, added = STRBUF_INIT;
-	struct cix_err e = { 0 };
-	int r = 0;
-
-	strbuf_addf(&file, "%s/bootstrap/%s", cix_state_dir(), it->name);
-	if (!strchr(it->name, '/') && access(file.buf, R_OK) == 0 &&
-	    item_file_matches(it, file.buf, &e) == 1) {
-		/* Its hash is the item's: it is added as the item's path. */
-		r = cix_store_add(l->store, file.buf, it->recursive ? CIX_ADD_RECURSIVE : CIX_ADD_FLAT,
-				  CIX_HASH_SHA256, &added, err);
-		if (r == 0)
-			r = !strcmp(added.buf, path);
-	} else if (l->fetch) {
-		/* Found if one of the caches has it (else not, whatever the reason). */
-		r = cix_store_ensure_paths(l->store, &path, 1, l->fetch, &e) >= 0;
-	}
-	strbuf_release(&file);
-	strbuf_release(&added);
-	return r;
-}
-
+/*
+ * A seed, named by its hash: a fixed-output derivation of builtin:bootstrap
+ * (lib/builtin-bootstrap.c), so that evaluating writes only derivations
+ * and the store that builds finds the seed, in its caches or in its
+ * STATE/bootstrap. The output path is the one `cix store --add-fixed`
+ * gives the same content.
+ */
 int cix_lower_item(struct cix_lower *l, struct cix_item *it, struct cix_err *err)
 {
-	struct strbuf path = STRBUF_INIT;
+	struct strbuf hex = STRBUF_INIT;
+	struct strvec outs = STRVEC_INIT;
+	struct cix_drv *drv;
 	int r;
-	if (it->path)
+
+	if (it->drv_path)
 		return 0;
-	if ((r = cix_item_path(l->store->store_dir, it, &path, err)) < 0)
-		goto out;
-	if ((r = cix_store_is_valid(l->store, path.buf, err)) == 0)
-		r = find_item(l, it, path.buf, err);
-	if (r == 0)
-		r = cix_error(err, -CIX_ENOTFOUND,
-			      "'%s' is not in the store: make the bootstrap binaries first"
-			      " (see README.md, scripts/make-bootstrap)", path.buf);
-	if (r > 0) {
-		r = 0;
-		it->path = strbuf_detach(&path, NULL);
-	}
-out:
-	strbuf_release(&path);
+	if ((r = cix_store_name_check(it->name, strlen(it->name), err)) < 0)
+		return r;
+	cix_base16_encode(&hex, it->hash.bytes, it->hash.len);
+	drv = cix_drv_new();
+	cix_drv_add_output(drv, "out", "", it->recursive ? "r:sha256" : "sha256", hex.buf);
+	cix_drv_set_platform(drv, "builtin");
+	cix_drv_set_builder(drv, "builtin:bootstrap");
+	cix_drv_setenv(drv, "builder", "builtin:bootstrap");
+	cix_drv_setenv(drv, "name", it->name);
+	cix_drv_setenv(drv, "out", "");
+	cix_drv_setenv(drv, "preferLocalBuild", "1");
+	cix_drv_setenv(drv, "system", "builtin");
+	r = finish_drv(l, drv, it->name, 1, &it->drv_path, &outs, err);
+	if (!r)
+		it->path = xstrdup(outs.v[0]);
+	cix_drv_free(drv);
+	strvec_clear(&outs);
+	strbuf_release(&hex);
 	return r;
 }
 
@@ -314,6 +285,11 @@ static void add_input(struct cix_drv *drv, const struct cix_input *in)
 	case CIX_INPUT_ORIGIN: {
 		const char *out = "out";
 		cix_drv_add_input_drv(drv, in->u.origin->drv_path, &out, 1);
+		break;
+	}
+	case CIX_INPUT_ITEM: {
+		const char *out = "out";
+		cix_drv_add_input_drv(drv, in->u.item->drv_path, &out, 1);
 		break;
 	}
 	default:

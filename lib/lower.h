@@ -36,15 +36,16 @@ struct cix_origin {
 };
 
 /*
- * A store item made elsewhere (scripts/make-bootstrap) and added with
- * `cix store --add-fixed` (flat) or `--add` (recursive): only its path is
- * computed, and it must be valid.
+ * A seed made elsewhere (scripts/make-bootstrap), named by its hash: the
+ * file (flat) or tree (recursive) that a builtin:bootstrap derivation
+ * gives, from the caches or STATE/bootstrap (cix_lower_item).
  */
 struct cix_item {
 	char *name;
 	struct cix_hash hash;    /* sha256: of the file, or of the NAR */
 	int recursive;
-	char *path;              /* lowered */
+	char *drv_path;          /* lowered: its builtin:bootstrap derivation */
+	char *path;              /* lowered: that derivation's output */
 };
 
 /* A file or tree of the machine, added to the store (recursive sha256). */
@@ -133,13 +134,6 @@ struct cix_lower {
 	int dry_run;
 	/* Not NULL: the local files read (local-file) are added to it. */
 	struct strvec *files_read;
-	/*
-	 * A bootstrap item (struct cix_item) that is not in the store is
-	 * looked for: STATE/bootstrap/NAME when it has the item's hash (where
-	 * scripts/make-bootstrap leaves them), then the store's binary caches
-	 * as these options name them (cix_store_ensure_paths; NULL: none).
-	 */
-	const struct cix_build_opts *fetch;
 };
 
 /* Lower p (and what it needs): p->drv_path and p->out_paths are set. */
@@ -161,10 +155,5 @@ int cix_lower_profile(struct cix_lower *l, const char *const *paths, size_t n,
  * named, "out" by default); NULL if there is no such output.
  */
 const char *cix_input_path(const struct cix_input *in);
-
-/* The path of a content-addressed item, without the store (for Scheme). */
-int cix_item_path(const char *store_dir, const struct cix_item *it, struct strbuf *out,
-		  struct cix_err *err);
-
 
 #endif

@@ -41,6 +41,15 @@ int cix_nar_dump_at(int dirfd, const char *path, cix_sink_fn sink,
 		    void *opaque, struct cix_err *err);
 
 /*
+ * Copy src (relative to dirfd) to target, which must not exist, through
+ * its NAR in one pass (lib/nar-copy.c): restored with flags
+ * (CIX_RESTORE_*), the NAR's hash and size (either may be NULL) are
+ * those of what was written. Nothing is left at target on failure.
+ */
+int cix_nar_copy_at(int dirfd, const char *src, const char *target, int flags,
+		    struct cix_hash *nar_hash, uint64_t *nar_size, struct cix_err *err);
+
+/*
  * Hash the NAR serialisation of path without materialising it; size (may be
  * NULL) receives the NAR's length in bytes. This is `nix-hash` / `cix hash -r`.
  */

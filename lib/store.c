@@ -7,14 +7,12 @@
 #include "encoding.h"
 #include "nar.h"
 #include "nar-read.h"
-#include "chan.h"
 #include "store-path.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,23 +196,6 @@ int cix_remove_path(struct cix_store *s, const char *path, struct cix_err *err)
 
 /* ---- Adding content ---- */
 
-#define COPY_CHAN_SIZE (2 << 20)
-
-struct dumper {
-	const char *src;
-	struct cix_chan *chan;
-	int r;
-	struct cix_err err;
-};
-
-static void *dump_thread(void *arg)
-{
-	struct dumper *d = arg;
-	d->r = cix_nar_dump(d->src, cix_chan_write, d->chan, &d->err);
-	cix_chan_close_write(d->chan, d->r < 0 ? d->r : 0);
-	return NULL;
-}
-
 void cix_store_tmp_name_of(struct strbuf *base, long pid)
 {
 	static unsigned counter;
@@ -234,39 +215,13 @@ void cix_store_tmp_name(struct strbuf *base)
 static int copy_in(struct cix_store *s, const char *src, const char *tmp,
 		   struct cix_hash *nar_hash, uint64_t *nar_size, struct cix_err *err)
 {
-	struct dumper d = { .src = src };
 	struct strbuf target = STRBUF_INIT;
-	pthread_t th;
 	int r;
-
 	if ((r = cix_store_need_tmp(s, err)) < 0)
 		return r;
-	/* In memory, not through a socket: no system call, one copy fewer. */
-	d.chan = cix_chan_new(COPY_CHAN_SIZE);
-	if (pthread_create(&th, NULL, dump_thread, &d)) {
-		cix_chan_free(d.chan);
-		return cix_error(err, -EAGAIN, "cannot create thread");
-	}
 	strbuf_addf(&target, "%s/%s/%s", s->store_dir, TMP_DIR, tmp);
-	r = cix_nar_restore_flags(cix_chan_read, d.chan, target.buf,
-				  CIX_RESTORE_CANONICAL | CIX_RESTORE_WRITEBACK, nar_hash, nar_size,
-				  err);
-	cix_chan_close_read(d.chan); /* a dump still writing gets EPIPE and stops */
-	pthread_join(th, NULL);
-	cix_chan_free(d.chan);
-	/*
-	 * The source's own error explains a truncated stream best; but a
-	 * source stopped by EPIPE was stopped by the restore's own error.
-	 */
-	if (d.r < 0 && !(r < 0 && d.r == -EPIPE)) {
-		if (err)
-			*err = d.err;
-		r = d.r;
-		if (!err || !err->msg[0])
-			cix_error_errno(err, r, "cannot read '%s'", src);
-	}
-	if (r < 0)
-		cix_remove_tree_at(AT_FDCWD, target.buf, NULL);
+	r = cix_nar_copy_at(AT_FDCWD, src, target.buf, CIX_RESTORE_CANONICAL | CIX_RESTORE_WRITEBACK,
+			    nar_hash, nar_size, err);
 	strbuf_release(&target);
 	return r;
 }

@@ -127,7 +127,7 @@ test_expect_success PERL 'failed paths, built-in builders: Guix'"'"'s own operat
 	cat out &&
 	grep "^failed \[\]$" out &&
 	grep "^cleared 1$" out &&
-	grep "^builtins \[buildenv fetchurl profile\]$" out
+	grep "^builtins \[bootstrap buildenv fetchurl profile\]$" out
 '
 
 test_expect_success PERL 'Guix'"'"'s operations are not offered to Nix'"'"'s clients (1.24 here)' '

@@ -29,26 +29,47 @@ test_expect_success STATIC 'the item in STATE/bootstrap: added, and the package 
 	echo "$BOOT" >boot.path
 '
 
-test_expect_success STATIC,CURL,MOUNTNS 'a second machine without the file: the item and the package from a cache' '
+test_expect_success STATIC,CURL,MOUNTNS 'a second machine without the file: evaluating needs no seed, and the package comes from a cache, nothing built' '
 	cix archive --generate-key=machine1-1 &&
 	start_publish p1 &&
 	mkdir -p conf2 &&
 	cix archive --public-key | CIX_CONF_DIR=$T/conf2 cix archive --authorize &&
 	fresh2 &&
+	on2 cix build -d subboot >drv &&
+	test "$(cix build -d subboot)" = "$(cat drv)" &&
 	test_must_fail on2 cix build subboot 2>err &&
 	grep -q "is not in the store" err &&
+	fresh2 &&
 	on2 cix build --substitute-urls="$(cat p1.url)" subboot >out 2>err &&
 	test "$(cat out)" = "$(cat boot.path)" &&
-	grep -q "substituting .*-mkpkg" err &&
+	! grep -q -- "-mkpkg" err &&
 	test "$(built2)" = 0 &&
 	on2 cix store --verify --check-contents
 '
 
-test_expect_success STATIC,CURL,MOUNTNS 'through cix-daemon: its caches give the item (EnsurePath)' '
+test_expect_success STATIC,CURL,MOUNTNS 'a package no cache has: its seed fetched from the cache when its build needs it' '
+	fresh2 &&
+	on2 cix build --substitute-urls="$(cat p1.url)" subboot2 >out 2>err &&
+	test "$(on2 cat "$(cat out)/bin/subboot2")" = "subboot2 3" &&
+	grep -q "substituting .*-mkpkg" err &&
+	test "$(built2)" = 1
+'
+
+test_expect_success STATIC,CURL,MOUNTNS 'through cix-daemon: its caches give the package, or the seed for a build' '
 	fresh2 && echo "--substitute-urls=$(cat p1.url)" >dopts &&
 	on2d cix build subboot >out &&
 	test "$(cat out)" = "$(cat boot.path)" &&
 	test "$(built2)" = 0 &&
+	on2d cix build subboot2 >out &&
+	test "$(built2)" = 1 &&
+	on2 sh -c "ls \$CIX_STORE_DIR" | grep -q -- "-mkpkg$"
+'
+
+test_expect_success STATIC,CURL,MOUNTNS 'through cix-daemon: the caches the client names (a fresh machine, cix build --substitute-urls)' '
+	fresh2 && echo >dopts &&
+	on2d cix build --substitute-urls="$(cat p1.url)" subboot2 >out &&
+	test "$(on2 cat "$(cat out)/bin/subboot2")" = "subboot2 3" &&
+	test "$(built2)" = 1 &&
 	on2 sh -c "ls \$CIX_STORE_DIR" | grep -q -- "-mkpkg$"
 '
 

@@ -22,7 +22,9 @@ int main(void)
 	ok(!cix_builtin_find("/bin/sh") && !cix_builtin_named("/bin/sh"), "a program is no builtin");
 	ok(!cix_builtin_find("builtin:") && !cix_builtin_find("builtin:fetchurlx") &&
 	   !cix_builtin_find("fetchurl"), "only the whole name finds one");
-	is_int(nr, 3, "three builtins");
+	b = cix_builtin_find("builtin:bootstrap");
+	ok(b && !b->needs_build_user && b->run, "bootstrap: run as the daemon, reading its seeds");
+	is_int(nr, 4, "four builtins");
 	int sorted = 1;
 	for (size_t i = 1; i < nr; i++)
 		sorted &= strcmp(all[i - 1].name, all[i].name) < 0;
