@@ -32,18 +32,35 @@
 
 static int initialised;      /* 1: ready, -1: the modules could not be loaded */
 static char init_error[CIX_ERR_MSG_MAX];
-static SCM memo;   /* package, origin... -> the C node read from it (eq hash table) */
+
 /*
- * FILE and NAME -> the C node of a local-file: one node, so one addition to
- * the store, for every local-file record naming the same file (a thousand
- * packages each writing (local-file "builder") add it once).
+ * What a command reads packages with: the lowering and the target, and
+ * the nodes read so far. Its Scheme tables are made when Guile first
+ * reads for it, and protected from the collector until it is freed.
  */
-static SCM local_files;
+struct cix_scheme_session {
+	struct cix_lower *lower;   /* for %package-derivation; NULL: none */
+	char *target;              /* the packages named are cross-built for it; NULL: native */
+	int made;                  /* the tables below exist */
+	SCM memo;   /* package, origin... -> the C node read from it (eq hash table) */
+	/*
+	 * A package cross-built is another node than the same package built
+	 * natively: those of each target are memoised in their own table.
+	 */
+	SCM cross_memos;   /* (#f ("TRIPLET" . eq-hash-table) ...) */
+	/*
+	 * FILE and NAME -> the C node of a local-file: one node, so one addition to
+	 * the store, for every local-file record naming the same file (a thousand
+	 * packages each writing (local-file "builder") add it once).
+	 */
+	SCM local_files;
+};
+
 /*
- * A package cross-built is another node than the same package built
- * natively: those of each target are memoised in their own table.
+ * The session of the reading under way, for %package-derivation: bound
+ * (to a pointer object) for the dynamic extent of each read, #f outside.
  */
-static SCM cross_memos;   /* (#f ("TRIPLET" . eq-hash-table) ...) */
+static SCM session_fluid;
 
 /* ---- primitives: (cix primitives) ---- */
 
@@ -61,13 +78,6 @@ static SCM prim_base32(SCM str)
 	SCM bv = scm_c_make_bytevector(n);
 	memcpy(SCM_BYTEVECTOR_CONTENTS(bv), out, n);
 	return bv;
-}
-
-static struct cix_lower *scheme_lower;   /* cix_scheme_set_lower */
-
-void cix_scheme_set_lower(struct cix_lower *l)
-{
-	scheme_lower = l;
 }
 
 /* (%package-derivation PACKAGE TARGET): below, with the readers. */
@@ -114,6 +124,7 @@ static SCM prim_check_source(SCM file)
 
 static void define_primitives(void *unused)
 {
+	session_fluid = scm_permanent_object(scm_make_fluid_with_default(SCM_BOOL_F));
 	scm_c_define_gsubr("%nix-base32->bytevector", 1, 0, 0, prim_base32);
 	scm_c_define_gsubr("%cix-data-dir", 0, 0, 0, prim_data_dir);
 	scm_c_define_gsubr("%package-derivation", 2, 0, 0, prim_package_derivation);
@@ -150,9 +161,6 @@ static void *init(void *unused)
 	prepend_path("%load-compiled-path", compiled.buf);
 	strbuf_release(&def);
 	strbuf_release(&compiled);
-	memo = scm_permanent_object(scm_c_make_hash_table(64));
-	cross_memos = scm_permanent_object(scm_list_1(SCM_BOOL_F));
-	local_files = scm_permanent_object(scm_c_make_hash_table(16));
 	(void)unused;
 	return NULL;
 }
@@ -271,6 +279,7 @@ struct reader {
 	struct cix_err *err;
 	int depth;
 	const char *target;   /* the packages read are cross-built for it; NULL: native */
+	struct cix_scheme_session *ss;
 };
 
 static int read_package(struct reader *rd, SCM p, struct cix_package **out);
@@ -285,22 +294,21 @@ static int read_hash(SCM bv, struct cix_hash *h)
 	return 0;
 }
 
-static void *memo_get(SCM obj)
+static void *memo_get(struct reader *rd, SCM obj)
 {
-	SCM v = scm_hashq_ref(memo, obj, SCM_BOOL_F);
+	SCM v = scm_hashq_ref(rd->ss->memo, obj, SCM_BOOL_F);
 	return scm_is_false(v) ? NULL : scm_to_pointer(v);
 }
 
-
-static SCM package_memo(const char *target)
+static SCM package_memo(struct reader *rd)
 {
-	if (!target)
-		return memo;
-	SCM key = scm_from_utf8_string(target);
-	SCM t = scm_assoc_ref(SCM_CDR(cross_memos), key);
+	if (!rd->target)
+		return rd->ss->memo;
+	SCM key = scm_from_utf8_string(rd->target), memos = rd->ss->cross_memos;
+	SCM t = scm_assoc_ref(SCM_CDR(memos), key);
 	if (scm_is_false(t)) {
 		t = scm_c_make_hash_table(64);
-		scm_set_cdr_x(cross_memos, scm_acons(key, t, SCM_CDR(cross_memos)));
+		scm_set_cdr_x(memos, scm_acons(key, t, SCM_CDR(memos)));
 	}
 	return t;
 }
@@ -320,15 +328,15 @@ static void memo_put_in(SCM table, SCM obj, void *node)
 	nodes[nr_nodes++] = node;
 }
 
-static void memo_put(SCM obj, void *node)
+static void memo_put(struct reader *rd, SCM obj, void *node)
 {
-	memo_put_in(memo, obj, node);
+	memo_put_in(rd->ss->memo, obj, node);
 }
 
 /* A source or a non-package input: origin, bootstrap item, local file. */
 static int read_thing(struct reader *rd, SCM obj, struct cix_input *in, const char *who)
 {
-	void *node = memo_get(obj);
+	void *node = memo_get(rd, obj);
 	if (is("origin", obj)) {
 		struct cix_origin *o = node;
 		in->kind = CIX_INPUT_ORIGIN;
@@ -347,7 +355,7 @@ static int read_thing(struct reader *rd, SCM obj, struct cix_input *in, const ch
 			o->file_name = string_or_null(field(obj, "file-name"));
 			if (read_hash(field(obj, "sha256"), &o->hash) < 0)
 				return cix_error(rd->err, -CIX_EINVAL, "%s: bad sha256 in origin", who);
-			memo_put(obj, o);
+			memo_put(rd, obj, o);
 		}
 		in->u.origin = o;
 		return 0;
@@ -361,7 +369,7 @@ static int read_thing(struct reader *rd, SCM obj, struct cix_input *in, const ch
 			it->recursive = scm_is_true(field(obj, "recursive?"));
 			if (!it->name || read_hash(field(obj, "sha256"), &it->hash) < 0)
 				return cix_error(rd->err, -CIX_EINVAL, "%s: bad bootstrap item", who);
-			memo_put(obj, it);
+			memo_put(rd, obj, it);
 		}
 		in->u.item = it;
 		return 0;
@@ -380,16 +388,16 @@ static int read_thing(struct reader *rd, SCM obj, struct cix_input *in, const ch
 				scm_is_string(name) ? scm_string_append(scm_list_2(
 							      scm_from_utf8_string("="), name))
 						    : scm_from_utf8_string("")));
-			SCM v = scm_hash_ref(local_files, key, SCM_BOOL_F);
+			SCM v = scm_hash_ref(rd->ss->local_files, key, SCM_BOOL_F);
 			if (scm_is_true(v)) {
 				f = scm_to_pointer(v);
 			} else {
 				f = xcalloc(1, sizeof(*f));
 				f->file = string_or_null(file);
 				f->name = string_or_null(name);
-				scm_hash_set_x(local_files, key, scm_from_pointer(f, NULL));
+				scm_hash_set_x(rd->ss->local_files, key, scm_from_pointer(f, NULL));
 			}
-			memo_put(obj, f);
+			memo_put(rd, obj, f);
 		}
 		in->u.file = f;
 		return 0;
@@ -502,7 +510,7 @@ static int read_lowered_args(struct reader *rd, SCM alist, struct cix_package *p
 
 static int read_package(struct reader *rd, SCM obj, struct cix_package **out)
 {
-	SCM table = package_memo(rd->target);
+	SCM table = package_memo(rd);
 	SCM v = scm_hashq_ref(table, obj, SCM_BOOL_F);
 	struct cix_package *p = scm_is_false(v) ? NULL : scm_to_pointer(v);
 	const char *target = rd->target;
@@ -586,19 +594,24 @@ out:
 	return r;
 }
 
-/* (%package-derivation PACKAGE TARGET): the file name of its .drv, written to the store. */
+/*
+ * (%package-derivation PACKAGE TARGET): the file name of its .drv, written
+ * to the store by the lowering of the session reading.
+ */
 static SCM prim_package_derivation(SCM pkg, SCM target)
 {
 	struct cix_err err = { 0 };
+	SCM cur = scm_fluid_ref(session_fluid);
+	struct cix_scheme_session *ss = scm_is_false(cur) ? NULL : scm_to_pointer(cur);
 	char *t = scm_is_string(target) ? scm_to_utf8_string(target) : NULL;
-	struct reader rd = { &err, 0, t };
+	struct reader rd = { &err, 0, t, ss };
 	struct cix_package *p = NULL;
 	int r;
 
-	if (!scheme_lower)
+	if (!ss || !ss->lower)
 		r = cix_error(&err, -CIX_EINVAL, "no store to write derivations to here");
 	else if ((r = read_package(&rd, pkg, &p)) == 0)
-		r = cix_lower_package(scheme_lower, p, &err);
+		r = cix_lower_package(ss->lower, p, &err);
 	free(t);
 	if (r < 0)
 		scm_misc_error("package-derivation", "~a",
@@ -735,20 +748,77 @@ int cix_scheme_init(struct cix_err *err)
 	return 0;
 }
 
-static char *cross_target;   /* cix_scheme_set_target */
+/* ---- sessions ---- */
 
-void cix_scheme_set_target(const char *triplet)
+struct cix_scheme_session *cix_scheme_session_new(struct cix_lower *l, const char *triplet)
 {
-	free(cross_target);
-	cross_target = triplet && *triplet ? xstrdup(triplet) : NULL;
+	struct cix_scheme_session *ss = xcalloc(1, sizeof(*ss));
+	ss->lower = l;
+	ss->target = triplet && *triplet ? xstrdup(triplet) : NULL;
+	return ss;
 }
 
-static SCM target_scm(void)
+static void *unprotect(void *data)
 {
-	return cross_target ? scm_from_utf8_string(cross_target) : SCM_BOOL_F;
+	struct cix_scheme_session *ss = data;
+	scm_gc_unprotect_object(ss->memo);
+	scm_gc_unprotect_object(ss->cross_memos);
+	scm_gc_unprotect_object(ss->local_files);
+	return NULL;
 }
+
+/* The nodes read stay (see nodes): the targets given out point into them. */
+void cix_scheme_session_free(struct cix_scheme_session *ss)
+{
+	if (!ss)
+		return;
+	if (ss->made)
+		scm_with_guile(unprotect, ss);
+	free(ss->target);
+	free(ss);
+}
+
+static void make_tables(struct cix_scheme_session *ss)
+{
+	if (ss->made)
+		return;
+	ss->memo = scm_gc_protect_object(scm_c_make_hash_table(64));
+	ss->cross_memos = scm_gc_protect_object(scm_list_1(SCM_BOOL_F));
+	ss->local_files = scm_gc_protect_object(scm_c_make_hash_table(16));
+	ss->made = 1;
+}
+
+static SCM target_scm(const struct cix_scheme_session *ss)
+{
+	return ss->target ? scm_from_utf8_string(ss->target) : SCM_BOOL_F;
+}
+
+/* A body run in Guile, guarded, with ss the session of %package-derivation. */
+struct in_session {
+	struct cix_scheme_session *ss;
+	scm_t_catch_body body;
+	void *data;
+};
+
+static SCM session_body(void *arg)
+{
+	struct in_session *is = arg;
+	make_tables(is->ss);
+	return scm_c_with_fluid(session_fluid, scm_from_pointer(is->ss, NULL), is->body,
+				is->data);
+}
+
+static void run_in_session(struct cix_scheme_session *ss, scm_t_catch_body body, void *data,
+			   int *r, struct cix_err *err)
+{
+	struct in_session is = { ss, body, data };
+	run_guarded(session_body, &is, r, err);
+}
+
+/* ---- reading packages ---- */
 
 struct lower_call {
+	struct cix_scheme_session *ss;
 	const char *what;       /* "spec", "expr", "file" */
 	const char *arg;
 	const struct strbuf *src;   /* a file's bytes, read and checked */
@@ -771,13 +841,13 @@ static SCM target_result(struct lower_call *lc)
 	SCM arg = scm_from_utf8_string(lc->arg);
 	switch (lc->what[0]) {
 	case 's':
-		return scm_call_3(with_target, target_scm(),
+		return scm_call_3(with_target, target_scm(lc->ss),
 				  scm_c_public_ref("cix ui", "find-package-for-spec"), arg);
 	case 'e':
-		return scm_call_3(with_target, target_scm(),
+		return scm_call_3(with_target, target_scm(lc->ss),
 				  scm_c_public_ref("cix ui", "package-from-expression"), arg);
 	default:
-		return scm_call_4(with_target, target_scm(),
+		return scm_call_4(with_target, target_scm(lc->ss),
 				  scm_c_public_ref("cix ui", "package-from-file"), arg,
 				  bytevector_of(lc->src));
 	}
@@ -787,7 +857,7 @@ static SCM target_result(struct lower_call *lc)
 static SCM lower_body(void *data)
 {
 	struct lower_call *lc = data;
-	struct reader rd = { lc->err, 0, cross_target };
+	struct reader rd = { lc->err, 0, lc->ss->target, lc->ss };
 	SCM res = target_result(lc);
 	/* (package . output), or (DRV-FILE-NAME . #f) */
 	if (scm_is_pair(res) && scm_is_string(SCM_CAR(res))) {
@@ -824,35 +894,38 @@ static int check_source(const char *what, const char *arg, struct strbuf *src,
 	return 0;
 }
 
-static int lower_with(const char *what, const char *arg, struct cix_scheme_target *t,
-		      struct cix_err *err)
+static int lower_with(struct cix_scheme_session *ss, const char *what, const char *arg,
+		      struct cix_scheme_target *t, struct cix_err *err)
 {
 	struct strbuf src = STRBUF_INIT;
-	struct lower_call lc = { what, arg, &src, t, err, 0 };
+	struct lower_call lc = { ss, what, arg, &src, t, err, 0 };
 	int r;
 	memset(t, 0, sizeof(*t));
 	if ((r = check_source(what, arg, &src, err)) < 0 || (r = cix_scheme_init(err)) < 0) {
 		strbuf_release(&src);
 		return r;
 	}
-	run_guarded(lower_body, &lc, &lc.r, lc.err);
+	run_in_session(ss, lower_body, &lc, &lc.r, lc.err);
 	strbuf_release(&src);
 	return lc.r;
 }
 
-int cix_scheme_read_spec(const char *spec, struct cix_scheme_target *t, struct cix_err *err)
+int cix_scheme_read_spec(struct cix_scheme_session *ss, const char *spec,
+			 struct cix_scheme_target *t, struct cix_err *err)
 {
-	return lower_with("spec", spec, t, err);
+	return lower_with(ss, "spec", spec, t, err);
 }
 
-int cix_scheme_read_expr(const char *expr, struct cix_scheme_target *t, struct cix_err *err)
+int cix_scheme_read_expr(struct cix_scheme_session *ss, const char *expr,
+			 struct cix_scheme_target *t, struct cix_err *err)
 {
-	return lower_with("expr", expr, t, err);
+	return lower_with(ss, "expr", expr, t, err);
 }
 
-int cix_scheme_read_file(const char *file, struct cix_scheme_target *t, struct cix_err *err)
+int cix_scheme_read_file(struct cix_scheme_session *ss, const char *file,
+			 struct cix_scheme_target *t, struct cix_err *err)
 {
-	return lower_with("file", file, t, err);
+	return lower_with(ss, "file", file, t, err);
 }
 
 /* ---- manifests ---- */
@@ -860,6 +933,7 @@ int cix_scheme_read_file(const char *file, struct cix_scheme_target *t, struct c
 #define MAX_MANIFEST_ENTRIES 100000
 
 struct manifest_call {
+	struct cix_scheme_session *ss;
 	const char *file;
 	const struct strbuf *src;   /* its bytes, read and checked */
 	struct cix_scheme_target *v;
@@ -872,8 +946,8 @@ struct manifest_call {
 static SCM manifest_body(void *data)
 {
 	struct manifest_call *mc = data;
-	struct reader rd = { mc->err, 0, cross_target };
-	SCM entries = scm_call_4(scm_c_public_ref("cix ui", "with-target"), target_scm(),
+	struct reader rd = { mc->err, 0, mc->ss->target, mc->ss };
+	SCM entries = scm_call_4(scm_c_public_ref("cix ui", "with-target"), target_scm(mc->ss),
 				 scm_c_public_ref("cix ui", "manifest-from-file"),
 				 scm_from_utf8_string(mc->file), bytevector_of(mc->src));
 	long n = scm_ilength(entries);
@@ -901,11 +975,11 @@ static SCM manifest_body(void *data)
 	return SCM_BOOL_T;
 }
 
-int cix_scheme_read_manifest(const char *file, struct cix_scheme_target **v, size_t *n,
-			     struct cix_err *err)
+int cix_scheme_read_manifest(struct cix_scheme_session *ss, const char *file,
+			     struct cix_scheme_target **v, size_t *n, struct cix_err *err)
 {
 	struct strbuf src = STRBUF_INIT;
-	struct manifest_call mc = { file, &src, NULL, 0, err, 0 };
+	struct manifest_call mc = { ss, file, &src, NULL, 0, err, 0 };
 	int r;
 	*v = NULL;
 	*n = 0;
@@ -913,7 +987,7 @@ int cix_scheme_read_manifest(const char *file, struct cix_scheme_target **v, siz
 		strbuf_release(&src);
 		return r;
 	}
-	run_guarded(manifest_body, &mc, &mc.r, mc.err);
+	run_in_session(ss, manifest_body, &mc, &mc.r, mc.err);
 	strbuf_release(&src);
 	if (mc.r < 0) {
 		/* The message names the file, as given or as Guile canonicalised it. */
