@@ -54,6 +54,13 @@ struct cix_scheme_session {
 	 * packages each writing (local-file "builder") add it once).
 	 */
 	SCM local_files;
+	/*
+	 * (#f (TABLE . KEY) ...): the memo entries made by the reads under way,
+	 * newest first; a read that fails removes those it made (see
+	 * read_whole), as they may be half made.
+	 */
+	SCM pending;
+	int reading;   /* read_whole calls under way */
 };
 
 /*
@@ -321,16 +328,18 @@ static SCM package_memo(struct reader *rd)
 static void **nodes;
 static size_t nr_nodes, alloc_nodes;
 
-static void memo_put_in(SCM table, SCM obj, void *node)
+static void memo_put_in(struct reader *rd, SCM table, SCM obj, void *node)
 {
+	SCM pending = rd->ss->pending;
 	scm_hashq_set_x(table, obj, scm_from_pointer(node, NULL));
+	scm_set_cdr_x(pending, scm_cons(scm_cons(table, obj), SCM_CDR(pending)));
 	ALLOC_GROW(nodes, nr_nodes + 1, alloc_nodes);
 	nodes[nr_nodes++] = node;
 }
 
 static void memo_put(struct reader *rd, SCM obj, void *node)
 {
-	memo_put_in(rd->ss->memo, obj, node);
+	memo_put_in(rd, rd->ss->memo, obj, node);
 }
 
 /* A source or a non-package input: origin, bootstrap item, local file. */
@@ -524,7 +533,7 @@ static int read_package(struct reader *rd, SCM obj, struct cix_package **out)
 	if (rd->depth > 256)
 		return cix_error(rd->err, -CIX_ELIMIT, "packages nested too deep");
 	p = xcalloc(1, sizeof(*p));
-	memo_put_in(table, obj, p);   /* (a package that needs itself is caught by lowering) */
+	memo_put_in(rd, table, obj, p);   /* (a package that needs itself is caught by lowering) */
 	*out = p;
 	rd->depth++;
 	p->target = target ? xstrdup(target) : NULL;
@@ -595,6 +604,43 @@ out:
 }
 
 /*
+ * The memo entries a read makes are kept when the outermost read under
+ * way succeeds, and removed when it fails, by an error in C or a Scheme
+ * error unwinding through it: no later read finds a package half read
+ * (nor one that refers to it).
+ */
+struct read_mark {
+	struct cix_scheme_session *ss;
+	SCM mark;   /* SCM_CDR(ss->pending) when the read began */
+};
+
+static void read_failed(void *data)
+{
+	struct read_mark *m = data;
+	SCM pending = m->ss->pending, e = SCM_CDR(pending);
+	for (; !scm_is_eq(e, m->mark); e = SCM_CDR(e))
+		scm_hashq_remove_x(SCM_CAAR(e), SCM_CDAR(e));
+	scm_set_cdr_x(pending, m->mark);
+	m->ss->reading--;
+}
+
+static int read_whole(struct reader *rd, SCM obj, struct cix_package **out)
+{
+	struct read_mark m = { rd->ss, SCM_CDR(rd->ss->pending) };
+	int r;
+	scm_dynwind_begin(0);
+	rd->ss->reading++;
+	scm_dynwind_unwind_handler(read_failed, &m, 0);   /* on a non-local exit */
+	if ((r = read_package(rd, obj, out)) < 0) {
+		read_failed(&m);
+	} else if (--rd->ss->reading == 0) {
+		scm_set_cdr_x(rd->ss->pending, SCM_EOL);   /* all whole: kept */
+	}
+	scm_dynwind_end();
+	return r;
+}
+
+/*
  * (%package-derivation PACKAGE TARGET): the file name of its .drv, written
  * to the store by the lowering of the session reading.
  */
@@ -610,7 +656,7 @@ static SCM prim_package_derivation(SCM pkg, SCM target)
 
 	if (!ss || !ss->lower)
 		r = cix_error(&err, -CIX_EINVAL, "no store to write derivations to here");
-	else if ((r = read_package(&rd, pkg, &p)) == 0)
+	else if ((r = read_whole(&rd, pkg, &p)) == 0)
 		r = cix_lower_package(ss->lower, p, &err);
 	free(t);
 	if (r < 0)
@@ -764,6 +810,7 @@ static void *unprotect(void *data)
 	scm_gc_unprotect_object(ss->memo);
 	scm_gc_unprotect_object(ss->cross_memos);
 	scm_gc_unprotect_object(ss->local_files);
+	scm_gc_unprotect_object(ss->pending);
 	return NULL;
 }
 
@@ -785,6 +832,7 @@ static void make_tables(struct cix_scheme_session *ss)
 	ss->memo = scm_gc_protect_object(scm_c_make_hash_table(64));
 	ss->cross_memos = scm_gc_protect_object(scm_list_1(SCM_BOOL_F));
 	ss->local_files = scm_gc_protect_object(scm_c_make_hash_table(16));
+	ss->pending = scm_gc_protect_object(scm_list_1(SCM_BOOL_F));
 	ss->made = 1;
 }
 
@@ -871,7 +919,7 @@ static SCM lower_body(void *data)
 		return SCM_BOOL_F;
 	}
 	lc->t->output = string_or_null(SCM_CDR(res));
-	if ((lc->r = read_package(&rd, SCM_CAR(res), &lc->t->package)) < 0)
+	if ((lc->r = read_whole(&rd, SCM_CAR(res), &lc->t->package)) < 0)
 		return SCM_BOOL_T;
 	SCM sps = scm_call_1(scm_c_public_ref("cix ui", "package-search-path-sexps"),
 			     SCM_CAR(res));
@@ -966,7 +1014,7 @@ static SCM manifest_body(void *data)
 			mc->r = cix_error(mc->err, -CIX_EINVAL, "%s: a bad manifest entry", mc->file);
 			return SCM_BOOL_T;
 		}
-		if ((mc->r = read_package(&rd, SCM_CAR(e), &t->package)) < 0 ||
+		if ((mc->r = read_whole(&rd, SCM_CAR(e), &t->package)) < 0 ||
 		    (mc->r = read_search_paths(&rd, scm_list_ref(e, scm_from_int(4)), t,
 					       t->name)) < 0)
 			return SCM_BOOL_T;
