@@ -1,4 +1,4 @@
-/* scheme.h - the package language (scheme/guile.c), for the commands */
+/* scheme.h - the package language (GNU Guile embedded, in scheme/), for the commands */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #ifndef CIX_SCHEME_H
 #define CIX_SCHEME_H
