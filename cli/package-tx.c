@@ -245,6 +245,8 @@ static int install_one(struct cix_lower *l, struct cix_scheme_session *ss, const
 	}
 	r = is_expr ? cix_scheme_read_expr(ss, spec, &t, err)
 		    : cix_scheme_read_spec(ss, spec, &t, err);
+	if (!r && !t.package)   /* an expression may give a derivation's file name */
+		r = cix_error(err, -CIX_EINVAL, "'%s' gives a derivation, not a package", spec);
 	if (!r)
 		r = install_target(l, &t, m, drvs, o, &e, err);
 	if (!r && !is_expr && !o->target)
