@@ -43,7 +43,7 @@ LDFLAGS  += $(SANFLAGS)
 LDLIBS   += $(filter-out -lcurl,$(shell $(PKG_CONFIG) --libs $(PKGS))) -lbz2 -lpthread -ldl
 
 LIB_SRCS  := $(sort $(wildcard lib/*.c))
-CLI_SRCS  := $(sort $(wildcard cli/*.c)) scheme/guile.c
+CLI_SRCS  := $(sort $(wildcard cli/*.c)) $(sort $(wildcard scheme/*.c))
 DAEMON_SRCS := $(sort $(wildcard daemon/*.c))
 UNIT_SRCS := $(sort $(wildcard t/unit/*.c))
 FUZZ_SRCS := $(sort $(wildcard t/fuzz/*.c))
@@ -51,7 +51,7 @@ BENCH_SRCS := $(sort $(wildcard bench/*.c))
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(B)/%.o)
 
-# Guile: only scheme/guile.c includes libguile.h; only cix links it (the
+# Guile: only scheme/*.c include libguile.h; only cix links it (the
 # daemon and the builder never do). Its modules are compiled at make time.
 GUILE_CFLAGS := $(shell $(PKG_CONFIG) --cflags guile-3.0)
 GUILE_LIBS   := $(shell $(PKG_CONFIG) --libs guile-3.0)
@@ -77,7 +77,7 @@ $(B)/builder/gnu-build: $(BUILDER_SRCS) builder/builder.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(OPT) $(WARNINGS) $(SANFLAGS) -o $@ $(BUILDER_SRCS)
 
-$(B)/scheme/guile.o: scheme/guile.c
+$(B)/scheme/%.o: scheme/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ischeme -DCIX_DATA_DIR='"$(DATADIR)"' -DCIX_GO_DIR='"$(GODIR)"' $(CFLAGS) $(GUILE_CFLAGS) -MMD -MP -c -o $@ $<
 

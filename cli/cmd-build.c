@@ -53,6 +53,7 @@ struct opts {
 	int source, derivations, dry_run, keep_failed, check, quiet, log_file, no_build;
 	struct subst_cli subst;
 	const char *root;
+	const char *target;        /* --target: the packages are cross-built for it */
 	unsigned cores, max_jobs, timeout, max_silent;
 	struct strvec exprs, files, specs;
 };
@@ -155,6 +156,7 @@ static int run(struct opts *o)
 	struct cix_store *s = NULL;
 	size_t n = o->exprs.nr + o->files.nr + o->specs.nr, k = 0;
 	struct target *ts = xcalloc(n + 1, sizeof(*ts));
+	struct cix_scheme_session *ss = NULL;
 	int r;
 
 	if ((r = cix_store_open_client(&s, &err)) < 0)
@@ -164,10 +166,10 @@ static int run(struct opts *o)
 		.log_fd = o->quiet ? -1 : 2, .timeout = o->timeout,
 		.max_silent = o->max_silent, .check = o->check, .no_build = o->no_build,
 	};
-	/* The caches, known before evaluating: bootstrap items may come from them. */
+	/* The caches the builds may fetch from (the store reads them when needed). */
 	subst_cli_apply(&o->subst, &bo);
 	struct cix_lower l = { .store = s, .system = "x86_64-linux" };
-	cix_scheme_set_lower(&l);
+	ss = cix_scheme_session_new(&l, o->target);
 	for (size_t i = 0; i < o->specs.nr; i++, k++) {
 		struct cix_scheme_target st;
 		const char *a = o->specs.v[i];
@@ -176,7 +178,7 @@ static int run(struct opts *o)
 		if (is_drv_path(a))
 			r = o->source ? cix_error(&err, -CIX_EINVAL, "-S needs packages, not '%s'", a)
 				      : target_from_drv(s, a, &ts[k], &err);
-		else if ((r = cix_scheme_read_spec(a, &st, &err)) == 0)
+		else if ((r = cix_scheme_read_spec(ss, a, &st, &err)) == 0)
 			r = lower_target(&l, o, &st, &ts[k], &err);
 		if (!is_drv_path(a))
 			cix_scheme_target_release(&st);
@@ -186,7 +188,7 @@ static int run(struct opts *o)
 	index_hint_done();
 	for (size_t i = 0; i < o->exprs.nr; i++, k++) {
 		struct cix_scheme_target st;
-		if ((r = cix_scheme_read_expr(o->exprs.v[i], &st, &err)) == 0)
+		if ((r = cix_scheme_read_expr(ss, o->exprs.v[i], &st, &err)) == 0)
 			r = lower_target(&l, o, &st, &ts[k], &err);
 		cix_scheme_target_release(&st);
 		if (r < 0)
@@ -194,7 +196,7 @@ static int run(struct opts *o)
 	}
 	for (size_t i = 0; i < o->files.nr; i++, k++) {
 		struct cix_scheme_target st;
-		if ((r = cix_scheme_read_file(o->files.v[i], &st, &err)) == 0)
+		if ((r = cix_scheme_read_file(ss, o->files.v[i], &st, &err)) == 0)
 			r = lower_target(&l, o, &st, &ts[k], &err);
 		cix_scheme_target_release(&st);
 		if (r < 0)
@@ -257,7 +259,7 @@ done:
 fail:
 	r = error_err(&err);
 out:
-	cix_scheme_set_lower(NULL);
+	cix_scheme_session_free(ss);
 	for (size_t i = 0; i < n; i++) {
 		free(ts[i].drv_path);
 		strvec_clear(&ts[i].outputs);
@@ -312,7 +314,7 @@ int cmd_build(int argc, char **argv)
 			if (!valid_triplet(optarg))
 				return usage_error("--target: '%s' is not a GNU triplet such as aarch64-linux-gnu",
 						   optarg);
-			cix_scheme_set_target(optarg);
+			o.target = optarg;
 			break;
 		case OPT_FALLBACK: o.subst.fallback = 1; break;
 		case OPT_NOSUBST: o.subst.no_subst = 1; break;

@@ -192,7 +192,6 @@ int cmd_package(int argc, char **argv)
 				return done(&po, qs, usage_error("--target: '%s' is not a GNU triplet"
 								 " such as aarch64-linux-gnu", optarg));
 			po.target = optarg;
-			cix_scheme_set_target(optarg);
 			break;
 		case OPT_FALLBACK: subst.fallback = 1; break;
 		case OPT_NOSUBST: subst.no_subst = 1; break;

@@ -226,8 +226,8 @@ static int install_target(struct cix_lower *l, const struct cix_scheme_target *t
 }
 
 /* -i SPEC, -e EXPR (is_expr). */
-static int install_one(struct cix_lower *l, const char *spec, int is_expr,
-		       struct cix_manifest *m, struct strvec *drvs, const struct pkg_opts *o,
+static int install_one(struct cix_lower *l, struct cix_scheme_session *ss, const char *spec,
+		       int is_expr, struct cix_manifest *m, struct strvec *drvs, const struct pkg_opts *o,
 		       struct cix_err *err)
 {
 	struct cix_scheme_target t;
@@ -239,7 +239,10 @@ static int install_one(struct cix_lower *l, const char *spec, int is_expr,
 			return r < 0 ? r : 0;
 		index_hint_lookups();
 	}
-	r = is_expr ? cix_scheme_read_expr(spec, &t, err) : cix_scheme_read_spec(spec, &t, err);
+	r = is_expr ? cix_scheme_read_expr(ss, spec, &t, err)
+		    : cix_scheme_read_spec(ss, spec, &t, err);
+	if (!r && !t.package)   /* an expression may give a derivation's file name */
+		r = cix_error(err, -CIX_EINVAL, "'%s' gives a derivation, not a package", spec);
 	if (!r)
 		r = install_target(l, &t, m, drvs, o, &e, err);
 	if (!r && !is_expr && !o->target)
@@ -252,8 +255,8 @@ static int install_one(struct cix_lower *l, const char *spec, int is_expr,
  * -u [REGEXP]: each installed package whose name matches, replaced by the
  * newest version of that name when it is newer.
  */
-static int upgrade(struct cix_lower *l, struct cix_manifest *m, struct strvec *drvs,
-		   const struct pkg_opts *o, struct cix_err *err)
+static int upgrade(struct cix_lower *l, struct cix_scheme_session *ss, struct cix_manifest *m,
+		   struct strvec *drvs, const struct pkg_opts *o, struct cix_err *err)
 {
 	struct strvec specs = STRVEC_INIT;
 	regex_t rx;
@@ -266,7 +269,7 @@ static int upgrade(struct cix_lower *l, struct cix_manifest *m, struct strvec *d
 		if (o->upgrade_rx && regexec(&rx, e->name, 0, NULL, 0))
 			continue;
 		/* A package the distribution no longer has is left as it is. */
-		if (cix_scheme_read_spec(e->name, &t, err) < 0) {
+		if (cix_scheme_read_spec(ss, e->name, &t, err) < 0) {
 			fprintf(stderr, "%s: warning: %s\n", cix_progname, err->msg);
 			cix_err_clear(err);
 			cix_scheme_target_release(&t);
@@ -283,7 +286,7 @@ static int upgrade(struct cix_lower *l, struct cix_manifest *m, struct strvec *d
 		cix_scheme_target_release(&t);
 	}
 	for (size_t i = 0; !r && i < specs.nr; i++)
-		r = install_one(l, specs.v[i], 0, m, drvs, o, err);
+		r = install_one(l, ss, specs.v[i], 0, m, drvs, o, err);
 	if (o->upgrade_rx)
 		regfree(&rx);
 	strvec_clear(&specs);
@@ -313,15 +316,16 @@ static void say_removed(const struct cix_manifest *old, struct cix_manifest *m)
  * -m FILE...: m, empty, becomes their entries (a later entry of the same
  * name and output replacing an earlier one, as -i does).
  */
-static int from_manifests(struct cix_lower *l, const char *profile, struct cix_manifest *m,
-			  struct strvec *drvs, const struct pkg_opts *o, struct cix_err *err)
+static int from_manifests(struct cix_lower *l, struct cix_scheme_session *ss,
+			  const char *profile, struct cix_manifest *m, struct strvec *drvs,
+			  const struct pkg_opts *o, struct cix_err *err)
 {
 	int r = 0;
 	for (size_t i = 0; !r && i < o->manifests.nr; i++) {
 		struct cix_scheme_target *v;
 		size_t n;
 		index_hint_lookups();
-		if ((r = cix_scheme_read_manifest(o->manifests.v[i], &v, &n, err)) < 0)
+		if ((r = cix_scheme_read_manifest(ss, o->manifests.v[i], &v, &n, err)) < 0)
 			break;
 		for (size_t k = 0; !r && k < n; k++)
 			r = install_target(l, &v[k], m, drvs, o, NULL, err);
@@ -339,8 +343,9 @@ static int from_manifests(struct cix_lower *l, const char *profile, struct cix_m
 }
 
 /* -r, -i, -e, -u: the profile's manifest, changed. */
-static int edit_manifest(struct cix_lower *l, const char *profile, struct cix_manifest *m,
-			 struct strvec *drvs, const struct pkg_opts *o, struct cix_err *err)
+static int edit_manifest(struct cix_lower *l, struct cix_scheme_session *ss,
+			 const char *profile, struct cix_manifest *m, struct strvec *drvs,
+			 const struct pkg_opts *o, struct cix_err *err)
 {
 	int r;
 	if ((r = cix_manifest_read(profile, m, err)) < 0)
@@ -356,12 +361,12 @@ static int edit_manifest(struct cix_lower *l, const char *profile, struct cix_ma
 	if (o->upgrade)
 		index_hint_lookups();
 	for (size_t i = 0; i < o->installs.nr; i++)
-		if ((r = install_one(l, o->installs.v[i], 0, m, drvs, o, err)) < 0)
+		if ((r = install_one(l, ss, o->installs.v[i], 0, m, drvs, o, err)) < 0)
 			return r;
 	for (size_t i = 0; i < o->exprs.nr; i++)
-		if ((r = install_one(l, o->exprs.v[i], 1, m, drvs, o, err)) < 0)
+		if ((r = install_one(l, ss, o->exprs.v[i], 1, m, drvs, o, err)) < 0)
 			return r;
-	if (o->upgrade && (r = upgrade(l, m, drvs, o, err)) < 0)
+	if (o->upgrade && (r = upgrade(l, ss, m, drvs, o, err)) < 0)
 		return r;
 	return 0;
 }
@@ -580,6 +585,7 @@ int package_run(const struct pkg_opts *o)
 	struct strbuf profile = STRBUF_INIT;
 	struct strvec drvs = STRVEC_INIT;
 	struct cix_manifest m = { 0 };
+	struct cix_scheme_session *ss = NULL;
 	int lock = -1, r;
 
 	/* Queries need no lock: a generation is switched to in one rename. */
@@ -612,8 +618,10 @@ int package_run(const struct pkg_opts *o)
 		fprintf(stderr, "switched to generation %ld\n", number);
 	}
 	if (o->manifests.nr || o->installs.nr || o->removes.nr || o->exprs.nr || o->upgrade) {
-		if ((r = o->manifests.nr ? from_manifests(&l, profile.buf, &m, &drvs, o, &err)
-					 : edit_manifest(&l, profile.buf, &m, &drvs, o, &err)) < 0)
+		/* No lowering for package-derivation: a profile takes packages only. */
+		ss = cix_scheme_session_new(NULL, o->target);
+		if ((r = o->manifests.nr ? from_manifests(&l, ss, profile.buf, &m, &drvs, o, &err)
+					 : edit_manifest(&l, ss, profile.buf, &m, &drvs, o, &err)) < 0)
 			goto out;
 		index_hint_done();
 		pkg_eval_save();
@@ -650,6 +658,7 @@ out:
 	strvec_clear(&drvs);
 	strbuf_release(&profile);
 	pkg_eval_release();
+	cix_scheme_session_free(ss);
 	cix_store_close(s);
 	return r < 0 ? error_err(&err) : 0;
 }

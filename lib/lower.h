@@ -9,8 +9,8 @@
 #include "strvec.h"
 
 /*
- * What a package definition says, in C (scheme/guile.c fills it from the
- * Scheme records of (guix packages)): lowering turns it into derivations,
+ * What a package definition says, in C (scheme/read-package.c fills it from
+ * the Scheme records of (guix packages)): lowering turns it into derivations,
  * writes their .drv files to the store (through the daemon when the store
  * is its) and gives their paths. Each node is lowered once (memoised in the
  * node); the same definitions always give the same derivations, and any

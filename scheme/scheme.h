@@ -1,4 +1,4 @@
-/* scheme.h - the package language (scheme/guile.c), for the commands */
+/* scheme.h - the package language (GNU Guile embedded, in scheme/), for the commands */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #ifndef CIX_SCHEME_H
 #define CIX_SCHEME_H
@@ -35,29 +35,33 @@ struct cix_scheme_target {
 void cix_scheme_target_release(struct cix_scheme_target *t);
 
 /*
+ * A session: what one command reads its packages with. l is the lowering
+ * that package-derivation and package-cross-derivation of (guix packages)
+ * use while the session reads (NULL: none, and they fail); triplet (a GNU
+ * triplet such as "aarch64-linux-gnu", or NULL: natively) the target the
+ * packages it reads are cross-built for (%current-target-system is set to
+ * it while they are evaluated and lowered). The packages read are
+ * memoised in the session: each is read into C once.
+ */
+struct cix_lower;
+struct cix_scheme_session;
+struct cix_scheme_session *cix_scheme_session_new(struct cix_lower *l, const char *triplet);
+/* The targets it gave keep their packages (they live as long as the process). */
+void cix_scheme_session_free(struct cix_scheme_session *ss);
+
+/*
  * spec: NAME, NAME-VERSION, NAME:OUTPUT or NAME-VERSION:OUTPUT, found in
  * the (gnu packages ...) modules (the newest version when several).
  * expr: a Scheme expression giving a package. file: a file whose last
  * value is a package. Scheme errors come back as one line with their place
  * (FILE:LINE:COLUMN) when Guile knows it.
  */
-/*
- * From now on, the packages read are cross-built for triplet (a GNU
- * triplet such as "aarch64-linux-gnu"; %current-target-system is set to
- * it while they are evaluated and lowered); NULL: natively.
- */
-void cix_scheme_set_target(const char *triplet);
-
-/*
- * The lowering that package-derivation and package-cross-derivation of
- * (guix packages) use while packages are read (NULL: none, and they fail).
- */
-struct cix_lower;
-void cix_scheme_set_lower(struct cix_lower *l);
-
-int cix_scheme_read_spec(const char *spec, struct cix_scheme_target *t, struct cix_err *err);
-int cix_scheme_read_expr(const char *expr, struct cix_scheme_target *t, struct cix_err *err);
-int cix_scheme_read_file(const char *file, struct cix_scheme_target *t, struct cix_err *err);
+int cix_scheme_read_spec(struct cix_scheme_session *ss, const char *spec,
+			 struct cix_scheme_target *t, struct cix_err *err);
+int cix_scheme_read_expr(struct cix_scheme_session *ss, const char *expr,
+			 struct cix_scheme_target *t, struct cix_err *err);
+int cix_scheme_read_file(struct cix_scheme_session *ss, const char *file,
+			 struct cix_scheme_target *t, struct cix_err *err);
 
 /*
  * The entries of the manifest a file gives (its last value, as
@@ -65,8 +69,8 @@ int cix_scheme_read_file(const char *file, struct cix_scheme_target *t, struct c
  * profiles)): *v receives *n targets, their output always set. An error
  * names the file. Free each with cix_scheme_target_release, then *v.
  */
-int cix_scheme_read_manifest(const char *file, struct cix_scheme_target **v, size_t *n,
-			     struct cix_err *err);
+int cix_scheme_read_manifest(struct cix_scheme_session *ss, const char *file,
+			     struct cix_scheme_target **v, size_t *n, struct cix_err *err);
 
 /* The search path of the package modules: $CIX_SCHEME_PATH, or the installed
  * DATADIR/scheme:DATADIR/distro. Guile is not started for it. */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # t4030-build-eval.sh - cix build: package definitions in Scheme, lowered to derivations
 # SPDX-License-Identifier: GPL-3.0-or-later
-test_description='cix build: Guix-style package files, origins as Nix fetchurl derivations, errors with their place, identical definitions give identical derivations'
+test_description='cix build: Guix-style package files, origins as Nix fetchurl derivations, errors with their place, identical definitions give identical derivations, a package read half-way is not kept'
 . "$(dirname "$0")/test-lib.sh"
 
 CIX_STORE_DIR=$TRASH_DIRECTORY/store
@@ -200,6 +200,52 @@ test_expect_success 'bad arguments of a build system are refused' '
 	EOF
 	test_must_fail cix build -d -f badarg.scm 2>err &&
 	grep -q "badarg.scm:2:0: gnu-build-system: unknown argument #:colour" err
+'
+
+# Packages whose reading into C fails half-way: at their build system's
+# say (a Scheme error unwinding through the reader), at an input that is
+# no package (an error of the reader's own). package-derivation reads in
+# the same process as the command, so the same package is read again.
+cat >half.scm <<'EOF'
+(use-modules (guix packages) (guix build-system trivial))
+(define (pkg name args inputs)
+  (package
+    (name name) (version "1")
+    (build-system trivial-build-system)
+    (inputs inputs)
+    (arguments (append '(#:implicit-inputs? #f #:builder ("/x")) args))))
+(define leaf (pkg "leaf" '() '()))
+(define bad-args (pkg "bad-args" '(#:colour "blue") `(("leaf" ,leaf))))
+(define bad-input (pkg "bad-input" '() `(("leaf" ,leaf) ("x" ,42))))
+(define (user p) (pkg (string-append "user-of-" (package-name p)) '() `(("p" ,p))))
+;; The message of the error of reading P, or its derivation.
+(define (try p)
+  (catch #t (lambda () (package-derivation p))
+    (lambda (key . args) (apply format #f (cadr args) (caddr args)))))
+EOF
+
+test_expect_success 'a package read half-way is not kept: read again, the same error' '
+	for b in bad-args bad-input; do
+		test_must_fail cix build -d -e "(begin (load \"$TRASH_DIRECTORY/half.scm\")
+		  (let* ((u (user $b)) (one (try u)) (two (try u)) (alone (try $b)))
+		    (error (string-append one \" | \" two \" | \" alone))))" 2>err &&
+		grep -v "^WARNING" err >msg && test_line_count = 1 msg &&
+		sed "s/^cix build: //" msg | tr "|" "\n" | sed "s/^ *//; s/ *$//" | sort -u >msgs &&
+		test_line_count = 1 msgs &&
+		grep -q "^$TRASH_DIRECTORY/half.scm:3:2: " msgs && ! grep -q "\.drv" msgs ||
+		{ cat err; return 1; }
+	done &&
+	grep -q "package .bad-input.: not a package, origin or file$" msgs
+'
+
+test_expect_success 'after a read that failed: the command'"'"'s own read, the same error; others whole' '
+	test_must_fail cix build -d -e "(begin (load \"$TRASH_DIRECTORY/half.scm\")
+	  (try (user bad-args)) bad-args)" 2>err &&
+	grep -q "trivial-build-system: unknown argument #:colour$" err &&
+	cix build -d -e "(begin (load \"$TRASH_DIRECTORY/half.scm\") (user leaf))" >whole.drv &&
+	cix build -d -e "(begin (load \"$TRASH_DIRECTORY/half.scm\")
+	  (try (user bad-input)) (try bad-args) (user leaf))" >after.drv &&
+	test_cmp whole.drv after.drv
 '
 
 test_expect_success 'a hash of the wrong length in an origin' '

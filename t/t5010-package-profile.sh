@@ -170,6 +170,12 @@ test_expect_success STATIC '-e installs the package an expression gives; --searc
 	test_cmp expect sp
 '
 
+test_expect_success '-e of an expression that gives a derivation: refused, nothing installed' '
+	test_must_fail cix package -p "$TRASH_DIRECTORY/drv/p" -e "\"/x/y.drv\"" 2>err &&
+	test_line_count = 1 err && grep -q "gives a derivation, not a package" err &&
+	test_path_is_missing drv/p
+'
+
 test_expect_success STATIC 'the generations are roots: the profile store paths are kept' '
 	test -L "$CIX_STATE_DIR/gcroots/profiles" &&
 	test "$(readlink "$CIX_STATE_DIR/gcroots/profiles")" = "$CIX_STATE_DIR/profiles"
