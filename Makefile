@@ -43,6 +43,9 @@ LDFLAGS  += $(SANFLAGS)
 LDLIBS   += $(filter-out -lcurl,$(shell $(PKG_CONFIG) --libs $(PKGS))) -lbz2 -lpthread -ldl
 
 LIB_SRCS  := $(sort $(wildcard lib/*.c))
+# The client's package layer (lowering, the index, profiles, pull...):
+# linked into cix, never into the daemon.
+PKG_SRCS  := $(sort $(wildcard pkg/*.c))
 CLI_SRCS  := $(sort $(wildcard cli/*.c)) $(sort $(wildcard scheme/*.c))
 DAEMON_SRCS := $(sort $(wildcard daemon/*.c))
 UNIT_SRCS := $(sort $(wildcard t/unit/*.c))
@@ -50,6 +53,7 @@ FUZZ_SRCS := $(sort $(wildcard t/fuzz/*.c))
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(B)/%.o)
+PKG_OBJS  := $(PKG_SRCS:%.c=$(B)/%.o)
 
 # Guile: only scheme/*.c include libguile.h; only cix links it (the
 # daemon and the builder never do). Its modules are compiled at make time.
@@ -79,11 +83,11 @@ $(B)/builder/gnu-build: $(BUILDER_SRCS) builder/builder.h
 
 $(B)/scheme/%.o: scheme/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ischeme -DCIX_DATA_DIR='"$(DATADIR)"' -DCIX_GO_DIR='"$(GODIR)"' $(CFLAGS) $(GUILE_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Ipkg -Ischeme -DCIX_DATA_DIR='"$(DATADIR)"' -DCIX_GO_DIR='"$(GODIR)"' $(CFLAGS) $(GUILE_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(B)/cli/%.o: cli/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ischeme $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Ipkg -Ischeme $(CFLAGS) -MMD -MP -c -o $@ $<
 
 # guild compiles each module with the others on its load path.
 $(B)/scheme/go/%.go: scheme/modules/%.scm
@@ -97,11 +101,19 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+# The package layer, its tests and the benchmarks see its headers; the
+# daemon does not.
+$(B)/pkg/%.o $(B)/t/%.o $(B)/bench/%.o: CPPFLAGS += -Ipkg
+
+$(B)/libcix-pkg.a: $(PKG_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
 $(B)/libcix.a: $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(B)/cix: $(CLI_OBJS) $(B)/libcix.a
+$(B)/cix: $(CLI_OBJS) $(B)/libcix-pkg.a $(B)/libcix.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(GUILE_LIBS)
 
 $(B)/cix-daemon: $(DAEMON_OBJS) $(B)/libcix.a
@@ -112,7 +124,7 @@ $(B)/cix-daemon: $(DAEMON_OBJS) $(B)/libcix.a
 $(B)/cix-builtin: $(B)/builtins/cix-builtin.o $(B)/libcix.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/t/unit/%.t: $(B)/t/unit/%.o $(B)/libcix.a
+$(B)/t/unit/%.t: $(B)/t/unit/%.o $(B)/libcix-pkg.a $(B)/libcix.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Unit tests of the daemon's tables link its objects (all but main).
@@ -121,7 +133,7 @@ $(DAEMON_UNITS:%.t=%.o): CPPFLAGS += -Idaemon
 $(DAEMON_UNITS): %.t: %.o $(filter-out $(B)/daemon/main.o,$(DAEMON_OBJS)) $(B)/libcix.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/bench/%: $(B)/bench/%.o $(B)/libcix.a
+$(B)/bench/%: $(B)/bench/%.o $(B)/libcix-pkg.a $(B)/libcix.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # prove runs unit binaries and shell scripts alike; the scripts find the
@@ -136,12 +148,12 @@ check: all
 FUZZ_CC    ?= clang
 FB         ?= build-fuzz
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined
-FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FB)/%.o)
+FUZZ_LIB_OBJS := $(PKG_SRCS:%.c=$(FB)/%.o) $(LIB_SRCS:%.c=$(FB)/%.o)
 FUZZ_BINS  := $(FUZZ_SRCS:t/fuzz/%.c=$(FB)/fuzz-%)
 
 $(FB)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) -std=gnu11 $(FUZZ_FLAGS) \
+	$(FUZZ_CC) $(CPPFLAGS) -Ipkg -std=gnu11 $(FUZZ_FLAGS) \
 	  $(shell $(PKG_CONFIG) --cflags $(PKGS)) -c -o $@ $<
 
 $(FB)/fuzz-%: $(FB)/t/fuzz/%.o $(FUZZ_LIB_OBJS)

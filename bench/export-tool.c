@@ -2,7 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "encoding.h"
 #include "export.h"
-#include "nar-read.h"
+#include "remove.h"
 #include "store-path.h"
 
 #include <errno.h>

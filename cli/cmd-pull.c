@@ -2,7 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
 #include "gc.h"
-#include "nar-read.h"
+#include "remove.h"
 #include "profile.h"
 #include "pull-ops.h"
 #include "pull.h"

@@ -2,7 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
 #include "index.h"
-#include "nar-read.h"
+#include "remove.h"
 #include "refresh.h"
 #include "strbuf.h"
 #include "strvec.h"

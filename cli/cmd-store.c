@@ -2,7 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
 #include "nar.h"
-#include "nar-read.h"
+#include "remove.h"
 #include "store-ops.h"
 
 #include <errno.h>

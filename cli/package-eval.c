@@ -15,7 +15,7 @@
 #include <string.h>
 
 /*
- * The evaluation cache (lib/eval-cache.h) of one command: looked at for
+ * The evaluation cache (pkg/eval-cache.h) of one command: looked at for
  * the first -i SPEC, written at the end when specs were evaluated. The
  * entries made by a command all get every local file that command read:
  * lowering is shared between the packages of a command, so which package

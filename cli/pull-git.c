@@ -5,7 +5,7 @@
 #include "pull.h"
 #include "encoding.h"
 #include "hash.h"
-#include "nar-read.h"
+#include "remove.h"
 #include "strbuf.h"
 #include "util.h"
 

@@ -32,7 +32,7 @@ void pull_repo_close(struct pull_repo *r);
 
 /*
  * The commit's trees scheme/modules and distro (and builder, when it has
- * one) laid out below tree as lib/pull.h says, with the file naming the
+ * one) laid out below tree as pkg/pull.h says, with the file naming the
  * commit; work is a scratch directory.
  */
 int pull_extract(struct pull_repo *r, const char *commit, const char *work, const char *tree,

@@ -5,7 +5,7 @@
 #include "encoding.h"
 #include "export.h"
 #include "nar.h"
-#include "nar-read.h"
+#include "remove.h"
 #include "quote.h"
 #include "store-path.h"
 #include "util.h"

@@ -1,6 +1,7 @@
 /* build-users.c - the pool of build users, and the directories builds run in */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "build-users.h"
+#include "remove.h"
 #include "conf.h"
 #include "nar.h"
 #include "nar-read.h"

@@ -7,7 +7,7 @@
 #include "drv.h"
 #include "encoding.h"
 #include "nar.h"
-#include "nar-read.h"
+#include "remove.h"
 #include "refscan.h"
 #include "sandbox.h"
 #include "fetch.h"

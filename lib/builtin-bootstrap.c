@@ -5,7 +5,7 @@
 #include "encoding.h"
 #include "hash.h"
 #include "nar.h"
-#include "nar-read.h"
+#include "remove.h"
 #include "profile-union.h"
 #include "store-path.h"
 #include "strbuf.h"

@@ -4,7 +4,7 @@
 #include "compress.h"
 #include "encoding.h"
 #include "nar.h"
-#include "nar-read.h"
+#include "remove.h"
 #include "quote.h"
 #include "strbuf.h"
 

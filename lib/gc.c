@@ -1,7 +1,7 @@
 /* gc.c - the garbage collector: what is alive, and deleting the rest */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "gc.h"
-#include "nar-read.h"
+#include "remove.h"
 #include "remove-queue.h"
 #include "store-int.h"
 #include "store-path.h"

@@ -2,7 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "nar.h"
 #include "chan.h"
-#include "nar-read.h"
+#include "remove.h"
 
 #include <errno.h>
 #include <fcntl.h>

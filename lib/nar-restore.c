@@ -1,6 +1,7 @@
 /* nar-restore.c - materialise a NAR on disk, safely, through directory fds */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "quote.h"
+#include "remove.h"
 #include "nar-read.h"
 #include "strbuf.h"
 

@@ -1,6 +1,5 @@
 /* profile-build.c - builtin:profile: a profile generation as a union of symlinks */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "profile.h"
 #include "profile-build.h"
 #include "profile-union.h"
 #include "quote.h"

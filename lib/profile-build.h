@@ -19,4 +19,16 @@ int cix_build_run_profile(const struct cix_drv *drv, const char *drv_path,
 			  const char *store_dir, const char *root,
 			  const struct cix_db_graph *inputs, struct cix_err *err);
 
+/*
+ * The builder "builtin:profile", run by cix itself: OUT becomes a union of
+ * symlinks to the store paths listed (one a line) in the derivation's
+ * environment variable "paths", in their order, and OUT/manifest the
+ * variable "manifest" verbatim. A directory present in one path only is a
+ * symlink to it; in several, a directory of OUT where the union goes on;
+ * the same file name in two paths (not links to one file) is a conflict:
+ * an error naming both.
+ */
+int cix_builtin_profile(const char *paths, const char *manifest, const char *out,
+			struct cix_err *err);
+
 #endif

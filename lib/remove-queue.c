@@ -1,7 +1,7 @@
 /* remove-queue.c - store paths' files removed, in place or on a thread of their own */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "remove-queue.h"
-#include "nar-read.h"
+#include "remove.h"
 #include "util.h"
 
 #include <pthread.h>

@@ -1,6 +1,6 @@
 /* remove.c - deleting a tree without following symlinks, at any depth */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "nar-read.h"
+#include "remove.h"
 #include "err.h"
 #include "util.h"
 

@@ -6,7 +6,7 @@
 #include "store-path.h"
 #include "encoding.h"
 #include "nar.h"
-#include "nar-read.h"
+#include "remove.h"
 #include "util.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "store-backend.h"
 #include "export.h"
-#include "nar-read.h"
+#include "remove.h"
 #include "remote.h"
 #include "util.h"
 

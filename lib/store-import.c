@@ -5,7 +5,7 @@
 #include "store-int.h"
 #include "store-backend.h"
 #include "export.h"
-#include "nar-read.h"
+#include "remove.h"
 #include "store-path.h"
 #include "str-index.h"
 

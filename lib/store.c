@@ -6,7 +6,7 @@
 #include "store-backend.h"
 #include "encoding.h"
 #include "nar.h"
-#include "nar-read.h"
+#include "remove.h"
 #include "store-path.h"
 
 #include <dirent.h>

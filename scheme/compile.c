@@ -6,7 +6,7 @@
 
 /*
  * `cix pull` checks and compiles a collection in Scheme (given dirs and
- * go-dir): every module checked (lib/sexp-scan.h: before Guile reads
+ * go-dir): every module checked (pkg/sexp-scan.h: before Guile reads
  * any, as loading one loads those it uses), then loaded, so that each is
  * whole (its procedures defined, not only its macros) when compiling
  * another needs it, then each compiled; the first error as one line naming

@@ -62,7 +62,7 @@ static SCM prim_data_dir(void)
 
 /*
  * (%check-source FILE): the text of FILE is within the bounds of
- * lib/sexp-scan.h, or an error says where not; for modules that Guile
+ * pkg/sexp-scan.h, or an error says where not; for modules that Guile
  * loads by itself (cix pull's).
  */
 static SCM prim_check_source(SCM file)

@@ -1,4 +1,4 @@
-/* read-package.c - the records of (guix packages) read into the C structures of lib/lower.h */
+/* read-package.c - the records of (guix packages) read into the C structures of pkg/lower.h */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "scheme-int.h"
 #include "profile.h"

@@ -9,7 +9,7 @@
 
 /*
  * Package definitions are evaluated by Guile; the records of (guix
- * packages) are then read into the C structures of lib/lower.h (Guile's GC
+ * packages) are then read into the C structures of pkg/lower.h (Guile's GC
  * does not see malloc'd memory, so no SCM is kept there), and lowered in
  * C. Scheme errors come back as one line, with the place they come from.
  *

@@ -152,7 +152,7 @@ static SCM lower_body(void *data)
 }
 
 /*
- * Expressions and files are checked (lib/sexp-scan.h) before Guile reads
+ * Expressions and files are checked (pkg/sexp-scan.h) before Guile reads
  * them: its reader and expander have no bounds of their own.
  */
 static int check_source(const char *what, const char *arg, struct strbuf *src,

@@ -3,7 +3,7 @@
 #include "tap.h"
 #include "encoding.h"
 #include "export.h"
-#include "nar-read.h"
+#include "remove.h"
 #include "store-path.h"
 #include "strbuf.h"
 

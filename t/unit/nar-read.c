@@ -1,6 +1,7 @@
 /* nar-read.c - unit tests of the strict NAR reader, checker and restorer */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "tap.h"
+#include "remove.h"
 #include "encoding.h"
 #include "nar.h"
 #include "nar-read.h"

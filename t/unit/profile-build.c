@@ -1,7 +1,7 @@
 /* profile-build.c - unit tests for cix_builtin_profile, the union of packages */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "tap.h"
-#include "profile.h"
+#include "profile-build.h"
 #include "nar-read.h"
 
 #include <dirent.h>

@@ -3,7 +3,7 @@
 #include "tap.h"
 #include "encoding.h"
 #include "nar.h"
-#include "nar-read.h"
+#include "remove.h"
 #include "refscan.h"
 
 #include <fcntl.h>

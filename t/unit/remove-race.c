@@ -2,7 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "tap.h"
 #include "err.h"
-#include "nar-read.h"
+#include "remove.h"
 
 #include <dirent.h>
 #include <dlfcn.h>

@@ -1,4 +1,4 @@
-/* sexp-scan.c - unit tests for the bounds on Scheme source (lib/sexp-scan.c) */
+/* sexp-scan.c - unit tests for the bounds on Scheme source (pkg/sexp-scan.c) */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "tap.h"
 #include "sexp-scan.h"

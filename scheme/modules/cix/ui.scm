@@ -84,7 +84,7 @@
         (error (format #f "package `~a' has no output `~a'" (package-full-name p) output)))
       (cons p output))))
 
-;;; ---- the package index (lib/pkg-index.h) ----
+;;; ---- the package index (pkg/pkg-index.h) ----
 
 (define (license->string l)
   (cond ((license? l) (license-name l))
@@ -152,7 +152,7 @@
 
 
 ;;; The value of the last form of FILE, whose bytes C read and checked
-;;; (BV: UTF-8, bounded in size and nesting, see lib/sexp-scan.h),
+;;; (BV: UTF-8, bounded in size and nesting, see pkg/sexp-scan.h),
 ;;; evaluated form by form in MODULE, so that an error is at least placed
 ;;; at its form.
 (define (eval-file file bv module)

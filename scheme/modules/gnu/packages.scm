@@ -71,7 +71,7 @@
         (set! %packages-cache (vector %load-path all by-name by-full-name)))))
   %packages-cache)
 
-;;; Hints from the package index (lib/pkg-index.h), when cix has an index
+;;; Hints from the package index (pkg/pkg-index.h), when cix has an index
 ;;; up to date with every module file: two tables, from package names and
 ;;; from full names, to the modules that export such packages. A lookup of a
 ;;; name they have then loads only those modules, not the whole

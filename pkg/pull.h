@@ -7,7 +7,7 @@
  * `cix pull` builds a git commit's Scheme modules into one store item laid
  * out as an installation prefix, and makes it the next generation of the
  * profile $XDG_CONFIG_HOME/cix/current (~/.config/cix/current when
- * XDG_CONFIG_HOME is unset), as lib/profile.h manages profiles: current ->
+ * XDG_CONFIG_HOME is unset), as pkg/profile.h manages profiles: current ->
  * current-N-link -> the store item.
  */
 #define CIX_PULL_MODULES "share/cix/scheme"     /* the repository's scheme/modules */

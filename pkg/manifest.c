@@ -1,6 +1,6 @@
 /* manifest.c - a profile's manifest: a versioned, escaped text file */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "profile.h"
+#include "manifest.h"
 #include "quote.h"
 #include "util.h"
 

@@ -143,7 +143,7 @@ int cix_lower_item(struct cix_lower *l, struct cix_item *it, struct cix_err *err
 int cix_lower_file(struct cix_lower *l, struct cix_file *f, struct cix_err *err);
 
 /*
- * A profile generation: the derivation of builtin:profile (lib/profile.h)
+ * A profile generation: the derivation of builtin:profile (lib/profile-build.h)
  * over the store paths given (valid ones: they are its input sources), with
  * the manifest text; its .drv is written to the store.
  */

@@ -36,7 +36,7 @@
  *   cix-eval-cache 1 STAMP
  *   spec SPEC DRV PROPAGATES OUTPATH...
  *   file PATH DEV INO SIZE MTIME-SEC MTIME-NSEC CTIME-SEC CTIME-NSEC
- *   manifest TEXT            (a manifest of one entry, lib/profile.h)
+ *   manifest TEXT            (a manifest of one entry, pkg/manifest.h)
  *
  * file and manifest lines belonging to the spec line before them. It is a
  * cache: one that does not parse is ignored, never trusted.
@@ -58,7 +58,7 @@ struct cix_eval_entry {
 	char *drv_path;
 	struct strvec out_paths;       /* every output of the package */
 	int propagates;                /* propagated inputs: always given to the builder */
-	char *manifest;                /* one entry (lib/profile.h's format) */
+	char *manifest;                /* one entry (pkg/manifest.h's format) */
 	struct cix_file_id *files;
 	size_t nr_files;
 };
