@@ -1,6 +1,7 @@
 /* archive-stream.c - cix archive --export and --import: signed export streams */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
+#include "env.h"
 #include "archive-ops.h"
 #include "publish.h"
 #include "export.h"
@@ -331,12 +332,10 @@ static int load_acl(const char *file, struct cix_acl *acl)
 /* A private file: unlinked from the start where the file system allows. */
 static int temp_file(struct cix_err *err)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir = cix_env(CIX_ENV_TMPDIR);
 	struct strbuf t = STRBUF_INIT;
 	int fd;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
 	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		strbuf_addf(&t, "%s/cix-archive-XXXXXX", dir);

@@ -1,6 +1,7 @@
 /* cmd-archive.c - cix archive: the signing key pair, the trusted keys, signed archives */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
+#include "env.h"
 #include "archive-ops.h"
 #include "sign.h"
 #include "strbuf.h"
@@ -313,7 +314,7 @@ int cmd_archive(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	enum action a = NONE;
-	const char *name = NULL, *key_dir = NULL, *conf_dir = getenv("CIX_CONF_DIR");
+	const char *name = NULL, *key_dir = NULL, *conf_dir = cix_env(CIX_ENV_CONF_DIR);
 	const char *cache_dir = NULL;
 	enum cix_comp comp = CIX_COMP_ZSTD;
 	int c, recursive = 0, status, level = -1, comp_given = 0;

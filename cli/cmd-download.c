@@ -1,6 +1,7 @@
 /* cmd-download.c - cix download: files from URLs into the store, with their hashes */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
+#include "env.h"
 #include "fetch.h"
 #include "hash.h"
 #include "store.h"
@@ -68,10 +69,10 @@ static int download_one(struct cix_store *s, const char *url, const struct cix_f
 	if ((r = url_name(url, &name, err)) < 0)
 		goto out;
 	/* A private directory: the file keeps its name, for cix_store_add. */
-	strbuf_addf(&dir, "%s/cix-download.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	strbuf_addf(&dir, "%s/cix-download.XXXXXX", cix_env(CIX_ENV_TMPDIR));
 	if (!mkdtemp(dir.buf)) {
 		r = cix_error_errno(err, -errno, "cannot create a directory in '%s'",
-				    getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+				    cix_env(CIX_ENV_TMPDIR));
 		strbuf_reset(&dir);
 		goto out;
 	}
@@ -121,11 +122,9 @@ int cmd_download(int argc, char **argv)
 		return usage_error("no URL given");
 
 	/* The mirror list builds use (content-addressed mirrors need the hash). */
-	const char *mirrors[2] = { getenv("CIX_MIRRORS_FILE"), NULL };
+	const char *mirrors[2] = { cix_env(CIX_ENV_MIRRORS_FILE), NULL };
 	struct cix_fetch_opts fo;
 	cix_fetch_opts_init(&fo);
-	if (!mirrors[0] || !*mirrors[0])
-		mirrors[0] = CIX_MIRRORS_FILE;
 	fo.mirror_files = mirrors;
 	fo.progress_fd = isatty(2) ? 2 : -1;
 

@@ -1,6 +1,7 @@
 /* cmd-publish.c - cix publish: the store served over HTTP as a binary cache */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
+#include "env.h"
 #include "publish.h"
 #include "compress.h"
 #include "sign.h"
@@ -119,8 +120,7 @@ int cmd_publish(int argc, char **argv)
 	if (key_given) {
 		strbuf_addstr(&keyfile, key_given);
 	} else {
-		const char *conf = getenv("CIX_CONF_DIR");
-		strbuf_addf(&keyfile, "%s/signing-key.sec", conf && *conf ? conf : "/etc/cix");
+		strbuf_addf(&keyfile, "%s/signing-key.sec", cix_env(CIX_ENV_CONF_DIR));
 	}
 	r = load_key(keyfile.buf, key_given != NULL, &po.key, &po.signing);
 	strbuf_release(&keyfile);

@@ -1,6 +1,7 @@
 /* cmd-pull.c - cix pull: the package collection updated from a git repository */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
+#include "env.h"
 #include "gc.h"
 #include "remove.h"
 #include "profile.h"
@@ -309,8 +310,7 @@ int cmd_pull(int argc, char **argv)
 	if (o.commit && !pull_commit_ok(o.commit))
 		return usage_error("invalid commit '%s': 4 to 64 hexadecimal digits", o.commit);
 	if (!o.url)
-		o.url = getenv("CIX_PULL_URL") && *getenv("CIX_PULL_URL") ? getenv("CIX_PULL_URL")
-									     : CIX_PULL_DEFAULT_URL;
+		o.url = cix_env(CIX_ENV_PULL_URL) ? cix_env(CIX_ENV_PULL_URL) : CIX_PULL_DEFAULT_URL;
 	if (!*o.url || o.url[0] == '-')
 		return usage_error("invalid URL '%s'", o.url);
 	if (!(profile = cix_pull_profile()))

@@ -1,6 +1,7 @@
 /* cmd-refresh.c - cix refresh: GNU packages with a newer upstream release, and their update */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
+#include "env.h"
 #include "index.h"
 #include "remove.h"
 #include "refresh.h"
@@ -103,7 +104,7 @@ static char *absolute(const char *file)
 
 static char *default_keyring(void)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	const char *xdg = cix_env(CIX_ENV_XDG_CONFIG_HOME), *home = cix_env(CIX_ENV_HOME);
 	struct strbuf sb = STRBUF_INIT;
 	if (xdg && *xdg == '/')
 		strbuf_addf(&sb, "%s/cix/upstream/trustedkeys.kbx", xdg);
@@ -338,7 +339,7 @@ int cmd_refresh(int argc, char **argv)
 	};
 	struct refresh_opts o = { .key_download = KEY_INTERACTIVE, .gpg = "gpgv" };
 	const char *keyring = NULL, *key_server = "hkps://keyserver.ubuntu.com";
-	const char *gnu_url = getenv("CIX_GNU_URL");
+	const char *gnu_url = cix_env(CIX_ENV_GNU_URL);
 	struct cix_refresh_pkg *pkgs = NULL;
 	struct strvec dirs = STRVEC_INIT;
 	struct strbuf sp = STRBUF_INIT;
@@ -400,10 +401,10 @@ int cmd_refresh(int argc, char **argv)
 	o.fetch.progress_fd = 2;
 
 	struct strbuf tmp = STRBUF_INIT;
-	const char *t = getenv("TMPDIR");
-	strbuf_addf(&tmp, "%s/cix-refresh-XXXXXX", t && *t ? t : "/tmp");
+	const char *t = cix_env(CIX_ENV_TMPDIR);
+	strbuf_addf(&tmp, "%s/cix-refresh-XXXXXX", t);
 	if (!mkdtemp(tmp.buf)) {
-		status = error("cannot make a directory in %s: %s", t && *t ? t : "/tmp",
+		status = error("cannot make a directory in %s: %s", t,
 			       strerror(errno));
 		strbuf_release(&tmp);
 		goto out;

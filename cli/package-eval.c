@@ -1,6 +1,7 @@
 /* package-eval.c - cix package -i SPEC answered from the evaluation cache when it can be */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
+#include "env.h"
 #include "package.h"
 #include "eval-cache.h"
 #include "lower.h"
@@ -44,7 +45,7 @@ static int open_cache(struct cix_store *s)
 	if (ec.state)
 		return ec.state;
 	ec.state = -1;
-	if (getenv("CIX_NO_EVAL_CACHE"))
+	if (cix_env(CIX_ENV_NO_EVAL_CACHE))
 		return ec.state;
 	cix_scheme_search_path(&search);
 	cix_scheme_compiled_path(&compiled);

@@ -1,6 +1,7 @@
 /* package-tx.c - cix package's transactions on profiles: install, remove, generations */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
+#include "env.h"
 #include "index.h"
 #include "package.h"
 #include "build.h"
@@ -94,7 +95,7 @@ static int profile_path(struct cix_store *s, const char *given, struct strbuf *o
 			r = cix_error(err, -errno, "cannot create '%s'", link.buf);
 	}
 	/* ~/.cix-profile, when the user has none. */
-	const char *home = getenv("HOME");
+	const char *home = cix_env(CIX_ENV_HOME);
 	if (!r && home && *home == '/') {
 		strbuf_reset(&link);
 		strbuf_addf(&link, "%s/.cix-profile", home);

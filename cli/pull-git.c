@@ -1,6 +1,7 @@
 /* pull-git.c - cix pull: the repository fetched by git into a cached clone, a commit extracted */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
+#include "env.h"
 #include "pull-ops.h"
 #include "pull.h"
 #include "encoding.h"
@@ -46,7 +47,7 @@ static int failed(struct cix_err *err, const struct strbuf *out, int status, con
 
 int pull_cache_dir(char **out, struct cix_err *err)
 {
-	const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	const char *cache = cix_env(CIX_ENV_XDG_CACHE_HOME), *home = cix_env(CIX_ENV_HOME);
 	struct strbuf sb = STRBUF_INIT;
 	int r;
 	*out = NULL;

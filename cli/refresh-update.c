@@ -1,6 +1,7 @@
 /* refresh-update.c - cix refresh -u: a new release downloaded, authenticated and written in */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
+#include "env.h"
 #include "refresh.h"
 #include "encoding.h"
 #include "hash.h"
@@ -26,9 +27,8 @@ static void add_to_store(struct refresh_opts *o, const char *tarball)
 	struct strbuf out = STRBUF_INIT;
 
 	if (!o->store_tried) {
-		const char *sock = getenv("CIX_DAEMON_SOCKET");
 		o->store_tried = 1;
-		if (!(sock && *sock) && access(cix_store_dir(), F_OK) < 0)
+		if (!cix_env(CIX_ENV_DAEMON_SOCKET) && access(cix_store_dir(), F_OK) < 0)
 			return;
 		if (cix_store_open_client(&o->store, &err) < 0) {
 			fprintf(stderr, "%s: warning: the new tarballs are not added to the store: %s\n",

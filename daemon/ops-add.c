@@ -1,6 +1,7 @@
 /* ops-add.c - the daemon's operations that move store content in and out */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "daemon.h"
+#include "env.h"
 #include "narinfo.h"
 #include "encoding.h"
 #include "export.h"
@@ -85,8 +86,7 @@ static int add_to_store_legacy(struct conn *c, struct cix_err *err)
 		refused = cix_error(&refusal, -CIX_EUNSUPPORTED,
 				    "hash algorithm '%s' is not supported by cix",
 				    cix_quote(q, sizeof(q), algo_name.buf, algo_name.len)) < 0;
-	const char *tmp = getenv("TMPDIR");
-	strbuf_addf(&dir, "%s/cix-add-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	strbuf_addf(&dir, "%s/cix-add-XXXXXX", cix_env(CIX_ENV_TMPDIR));
 	if (!mkdtemp(dir.buf)) {
 		c->broken = 1;
 		r = cix_error_errno(err, -errno, "cannot create a temporary directory");

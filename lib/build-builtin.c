@@ -9,6 +9,7 @@
  * certificates, the mirror lists and the local content-addressed mirrors.
  */
 #include "build-int.h"
+#include "env.h"
 #include "fetch.h"
 #include "strbuf.h"
 #include "util.h"
@@ -87,9 +88,7 @@ static int bind_numbered(struct cix_build_job *j, const char *host, mode_t kind,
 
 static void add_mirrors(struct cix_build_job *j, struct strbuf *inside)
 {
-	const char *file = getenv("CIX_MIRRORS_FILE");
-	if (!file || !*file)
-		file = CIX_MIRRORS_FILE;
+	const char *file = cix_env(CIX_ENV_MIRRORS_FILE);
 	if (bind_numbered(j, file, S_IFREG, "mirrors", 0, inside)) {
 		struct strbuf arg = STRBUF_INIT;
 		strbuf_addf(&arg, "--mirrors=%s", inside->buf);
@@ -103,7 +102,7 @@ static void add_cas(struct cix_build_job *j, struct strbuf *inside)
 {
 	struct strvec dirs = STRVEC_INIT;
 	struct strbuf arg = STRBUF_INIT;
-	strvec_split(&dirs, getenv("CIX_CAS_DIRS"), " \t\n");
+	strvec_split(&dirs, cix_env(CIX_ENV_CAS_DIRS), " \t\n");
 	for (size_t i = 0; i < dirs.nr; i++) {
 		strbuf_reset(&arg);
 		if (strstr(dirs.v[i], "://"))

@@ -1,6 +1,7 @@
 /* build-users.c - the pool of build users, and the directories builds run in */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "build-users.h"
+#include "env.h"
 #include "remove.h"
 #include "conf.h"
 #include "nar.h"
@@ -31,8 +32,7 @@
 
 const char *cix_build_users_group(void)
 {
-	const char *g = getenv("CIX_BUILD_USERS_GROUP");
-	return g ? g : "cixbld";
+	return cix_env(CIX_ENV_BUILD_USERS_GROUP);
 }
 
 /*
@@ -123,7 +123,7 @@ static int kill_user(uid_t uid, struct cix_err *err)
  */
 static int open_pool(struct cix_err *err)
 {
-	const char *dir = getenv("CIX_USERPOOL_DIR");
+	const char *dir = cix_env(CIX_ENV_USERPOOL_DIR);
 	int fd;
 	if (!dir || !*dir) {
 		if (mkdir(CIX_RUN_DIR, 0755) < 0 && errno != EEXIST)
@@ -296,10 +296,10 @@ int cix_build_dir_hand_over(const char *dir, const struct cix_build_user *u, str
 	return hand_over_at(AT_FDCWD, dir, u->uid, 0, err);
 }
 
-/* The whole number in the environment variable name, or dflt when unset or not one. */
-static long env_count(const char *name, long dflt)
+/* The whole number in the environment variable v, or dflt when unset or not one. */
+static long env_count(enum cix_env_var var, long dflt)
 {
-	const char *v = getenv(name);
+	const char *v = cix_env(var);
 	unsigned long long n;
 	return v && cix_parse_decimal(v, LONG_MAX, &n) == 0 ? (long)n : dflt;
 }
@@ -329,8 +329,8 @@ static void prune_kept(int dirfd)
 		max_age = l->kept_max_age ? (long)l->kept_max_age : LONG_MAX;
 		max_nr = l->kept_max ? (long)l->kept_max : LONG_MAX;
 	}
-	max_age = env_count("CIX_KEPT_BUILDS_MAX_AGE", max_age);
-	max_nr = env_count("CIX_KEPT_BUILDS_MAX", max_nr);
+	max_age = env_count(CIX_ENV_KEPT_BUILDS_MAX_AGE, max_age);
+	max_nr = env_count(CIX_ENV_KEPT_BUILDS_MAX, max_nr);
 	DIR *dir = cix_fdopendir_dup(dirfd);
 	struct kept_dir *v = NULL;
 	size_t nr = 0, alloc = 0;

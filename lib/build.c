@@ -1,6 +1,7 @@
 /* build.c - realise derivations: inputs first, then the builder, then register */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "gc.h"
+#include "env.h"
 #include "build.h"
 #include "conf.h"
 #include "build-users.h"
@@ -61,13 +62,10 @@ static void *tee_thread(void *arg)
 	return NULL;
 }
 
-/*
- * The words of the environment variable name (a space-separated list, as
- * $CIX_EXTRA_SANDBOX_PATHS or $CIX_CAS_DIRS), pushed onto out.
- */
-static void env_list(const char *name, struct strvec *out)
+/* The words of the environment variable var (a space-separated list), pushed onto out. */
+static void env_list(enum cix_env_var var, struct strvec *out)
 {
-	strvec_split(out, getenv(name), " \t\n");
+	strvec_split(out, cix_env(var), " \t\n");
 }
 
 
@@ -81,7 +79,7 @@ static void drv_job(const struct cix_drv *drv, const struct cix_build_setup *st,
 		strvec_push(&j->argv, arg);
 		free(arg);
 	}
-	env_list("CIX_EXTRA_SANDBOX_PATHS", &j->extra);
+	env_list(CIX_ENV_EXTRA_SANDBOX_PATHS, &j->extra);
 }
 
 /* The administrator's limits (the options' or cix.conf's), and the client's. */

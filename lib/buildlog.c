@@ -1,6 +1,7 @@
 /* buildlog.c - build logs: plain as the build runs, bzip2 once it ended */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "buildlog.h"
+#include "env.h"
 #include "bz2.h"
 
 #include <errno.h>
@@ -29,8 +30,7 @@ struct cix_build_log {
 
 const char *cix_log_dir(void)
 {
-	const char *d = getenv("CIX_LOG_DIR");
-	return d && *d ? d : "/var/log/cix";
+	return cix_env(CIX_ENV_LOG_DIR);
 }
 
 void cix_build_log_file(const char *drv_path, const char *ext, struct strbuf *out)

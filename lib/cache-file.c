@@ -1,6 +1,7 @@
 /* cache-file.c - files of the user's cache directory */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cache-file.h"
+#include "env.h"
 #include "hash.h"
 #include "strbuf.h"
 #include "util.h"
@@ -14,7 +15,7 @@
 
 char *cix_cache_file(const char *kind, const char *key)
 {
-	const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	const char *cache = cix_env(CIX_ENV_XDG_CACHE_HOME), *home = cix_env(CIX_ENV_HOME);
 	struct cix_hash h;
 	char hex[17];
 	struct strbuf sb = STRBUF_INIT;

@@ -1,6 +1,7 @@
 /* conf.c - cix.conf: the settings of the daemon and of root's direct use of the store */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "conf.h"
+#include "env.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -15,10 +16,10 @@
 const char *cix_conf_file(void)
 {
 	static char buf[4096];
-	const char *f = getenv("CIX_CONF_FILE"), *d = getenv("CIX_CONF_DIR");
-	if (f && *f)
+	const char *f = cix_env(CIX_ENV_CONF_FILE), *d = cix_env(CIX_ENV_CONF_DIR);
+	if (f)
 		return f;
-	if (d && *d && snprintf(buf, sizeof(buf), "%s/cix.conf", d) < (int)sizeof(buf))
+	if (snprintf(buf, sizeof(buf), "%s/cix.conf", d) < (int)sizeof(buf))
 		return buf;
 	return "/etc/cix/cix.conf";
 }

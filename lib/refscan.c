@@ -1,6 +1,7 @@
 /* refscan.c - find which store path hash parts occur in a byte stream */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "refscan.h"
+#include "env.h"
 #include "nar.h"
 #include "quote.h"
 
@@ -387,7 +388,7 @@ struct cix_refscan *cix_refscan_new(const char *const *hash_parts, size_t n,
 	s = xcalloc(1, sizeof(*s));
 	s->n = n;
 #ifdef USE_AVX2
-	s->avx2 = !getenv("CIX_REFSCAN_NO_AVX2") &&
+	s->avx2 = !cix_env(CIX_ENV_REFSCAN_NO_AVX2) &&
 		  __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
 #endif
 	s->id = xmalloc((n ? n : 1) * sizeof(*s->id));

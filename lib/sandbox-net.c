@@ -1,6 +1,7 @@
 /* sandbox-net.c - a fixed-output build's network: slirp4netns in its namespace */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "sandbox-int.h"
+#include "env.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +29,7 @@ static int yes(const char *v)
 
 int cix_sandbox_fod_network(void)
 {
-	const char *v = getenv("CIX_FOD_HOST_LOOPBACK");
+	const char *v = cix_env(CIX_ENV_FOD_HOST_LOOPBACK);
 	int loopback = 0;
 	if (v && *v)
 		loopback = yes(v);
@@ -41,7 +42,7 @@ int cix_sandbox_fod_network(void)
 static int find_slirp(char *path, size_t size)
 {
 	static const char name[] = "/slirp4netns";
-	const char *v = getenv("CIX_SLIRP4NETNS"), *p = getenv("PATH");
+	const char *v = cix_env(CIX_ENV_SLIRP4NETNS), *p = cix_env(CIX_ENV_PATH);
 	if (v && *v) {
 		if (strlen(v) >= size)
 			return -ENAMETOOLONG;

@@ -1,6 +1,7 @@
 /* store-api.c - the store as a command sees it: one call for every kind of store */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "store-backend.h"
+#include "env.h"
 #include "gc.h"
 #include "store-path.h"
 #include "strvec.h"
@@ -34,8 +35,8 @@ static int not_ours(const char *path)
 
 int cix_store_open_client(struct cix_store **out, struct cix_err *err)
 {
-	const char *sock = getenv("CIX_DAEMON_SOCKET");
-	if (sock && *sock)
+	const char *sock = cix_env(CIX_ENV_DAEMON_SOCKET);
+	if (sock)
 		return cix_store_open_daemon(sock, out, err);
 	/* A store that exists but is not ours to write: the daemon's. */
 	struct strbuf db = STRBUF_INIT;

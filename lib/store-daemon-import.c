@@ -1,6 +1,7 @@
 /* store-daemon-import.c - an export stream imported into a daemon's store */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "store-backend.h"
+#include "env.h"
 #include "export.h"
 #include "remove.h"
 #include "remote.h"
@@ -93,11 +94,11 @@ int cix_daemon_import(struct cix_store *s, cix_source_fn src, void *src_opaque,
 		      cix_path_fn imported, void *opaque, struct cix_err *err)
 {
 	static const struct cix_import_ops ops = { remote_target, remote_done, remote_discard, 0, NULL };
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = cix_env(CIX_ENV_TMPDIR);
 	struct strbuf d = STRBUF_INIT;
 	struct remote_import ri = { s, NULL, NULL, 0, 0 };
 	int r;
-	strbuf_addf(&d, "%s/cix-import-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	strbuf_addf(&d, "%s/cix-import-XXXXXX", tmp);
 	if (!mkdtemp(d.buf)) {
 		r = cix_error_errno(err, -errno, "cannot create a directory in '%s'", d.buf);
 		strbuf_release(&d);

@@ -1,6 +1,7 @@
 /* store-path.c - store paths: validation, parsing and computation */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "quote.h"
+#include "env.h"
 #include "store-path.h"
 #include "encoding.h"
 
@@ -9,8 +10,7 @@
 
 const char *cix_store_dir(void)
 {
-	const char *d = getenv("CIX_STORE_DIR");
-	return d && *d ? d : "/cix/store";
+	return cix_env(CIX_ENV_STORE_DIR);
 }
 
 int cix_store_dir_check(const char *dir, struct cix_err *err)

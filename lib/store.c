@@ -1,6 +1,7 @@
 /* store.c - the local store: opening, locking, adding content */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "store.h"
+#include "env.h"
 #include "store-int.h"
 #include "gc.h"
 #include "store-backend.h"
@@ -25,8 +26,7 @@
 
 const char *cix_state_dir(void)
 {
-	const char *d = getenv("CIX_STATE_DIR");
-	return d && *d ? d : "/var/cix";
+	return cix_env(CIX_ENV_STATE_DIR);
 }
 
 /* Remove temporaries of adds that died: those whose lock nobody holds. */

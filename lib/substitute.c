@@ -1,6 +1,7 @@
 /* substitute.c - finding substitutes: narinfos, trusted or not, remembered, planned */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "substitute.h"
+#include "env.h"
 #include "conf.h"
 #include "cache-file.h"
 #include "db.h"
@@ -240,7 +241,7 @@ static int url_ok(const char *u)
 
 int cix_subst_unsigned_max_size(uint64_t *max, struct cix_err *err)
 {
-	const char *v = getenv("CIX_SUBSTITUTE_UNSIGNED_MAX_SIZE");
+	const char *v = cix_env(CIX_ENV_SUBSTITUTE_UNSIGNED_MAX_SIZE);
 	const struct cix_build_limits *l;
 	char *end;
 	int r;
@@ -477,10 +478,10 @@ int cix_subst_want(struct cix_subst *p, const char *const *paths, size_t n, stru
 
 int cix_acl_load(struct cix_acl *acl, struct cix_err *err)
 {
-	const char *conf = getenv("CIX_CONF_DIR");
+	const char *conf = cix_env(CIX_ENV_CONF_DIR);
 	struct strbuf file = STRBUF_INIT, text = STRBUF_INIT;
 	int r = 0;
-	strbuf_addf(&file, "%s/acl", conf && *conf ? conf : "/etc/cix");
+	strbuf_addf(&file, "%s/acl", conf);
 	if (strbuf_read_file(&text, file.buf, 1 << 20) < 0) {
 		if (errno != ENOENT)
 			r = cix_error_errno(err, -errno, "cannot read '%s'", file.buf);

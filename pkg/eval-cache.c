@@ -1,6 +1,7 @@
 /* eval-cache.c - what package specifications evaluated to, kept between commands */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "eval-cache.h"
+#include "env.h"
 #include "hash.h"
 #include "cache-file.h"
 #include "util.h"
@@ -165,7 +166,7 @@ int cix_eval_stamp(const char *search_path, const char *compiled_path, const cha
 		qsort(lines.v, lines.nr, sizeof(*lines.v), cmp_str);
 	strbuf_addf(&all, "cix %s\nstore %s\nsystem %s\n", CIX_VERSION, store_dir, system);
 	/* Where the package modules find the bootstrap binaries (%cix-data-dir). */
-	strbuf_addf(&all, "data %s\n", getenv("CIX_DATA_DIR") ? getenv("CIX_DATA_DIR") : "");
+	strbuf_addf(&all, "data %s\n", cix_env(CIX_ENV_DATA_DIR) ? cix_env(CIX_ENV_DATA_DIR) : "");
 	/* The program: its C code lowers packages. */
 	if (cix_file_id_get("/proc/self/exe", &exe) > 0) {
 		add_id(&all, &exe);

@@ -1,6 +1,7 @@
 /* pull.c - the package collections `cix pull` makes: where they are, and the one cix uses */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "pull.h"
+#include "env.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -10,7 +11,7 @@
 
 char *cix_pull_profile(void)
 {
-	const char *config = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	const char *config = cix_env(CIX_ENV_XDG_CONFIG_HOME), *home = cix_env(CIX_ENV_HOME);
 	struct strbuf sb = STRBUF_INIT;
 	if (config && config[0] == '/')
 		strbuf_addf(&sb, "%s/cix/current", config);
@@ -21,17 +22,11 @@ char *cix_pull_profile(void)
 	return strbuf_detach(&sb, NULL);
 }
 
-static int set(const char *var)
-{
-	const char *v = getenv(var);
-	return v && *v;
-}
-
 char *cix_pull_tree(void)
 {
 	char *profile, *tree;
 	struct stat st;
-	if (set("CIX_SCHEME_PATH") || set("CIX_SCHEME_COMPILED_PATH") ||
+	if (cix_env(CIX_ENV_SCHEME_PATH) || cix_env(CIX_ENV_SCHEME_COMPILED_PATH) ||
 	    !(profile = cix_pull_profile()))
 		return NULL;
 	tree = realpath(profile, NULL);

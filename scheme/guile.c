@@ -1,6 +1,7 @@
 /* guile.c - the package language: GNU Guile started, (cix primitives), errors and values */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "scheme-int.h"
+#include "env.h"
 #include "encoding.h"
 #include "pull.h"
 #include "sexp-scan.h"
@@ -42,8 +43,8 @@ static SCM prim_base32(SCM str)
 
 static SCM prim_data_dir(void)
 {
-	const char *d = getenv("CIX_DATA_DIR");
-	char *pulled = d && *d ? NULL : cix_pull_tree();   /* cix pull's, with a builder */
+	const char *d = cix_env(CIX_ENV_DATA_DIR);
+	char *pulled = d ? NULL : cix_pull_tree();   /* cix pull's, with a builder */
 	struct strbuf sb = STRBUF_INIT;
 	if (pulled)
 		strbuf_addf(&sb, "%s/" CIX_PULL_BUILDER, pulled);
@@ -247,9 +248,9 @@ SCM scheme_bytevector_of(const struct strbuf *sb)
 
 void cix_scheme_search_path(struct strbuf *sb)
 {
-	const char *path = getenv("CIX_SCHEME_PATH");
-	char *pulled = path && *path ? NULL : cix_pull_tree();   /* cix pull's */
-	if (path && *path)
+	const char *path = cix_env(CIX_ENV_SCHEME_PATH);
+	char *pulled = path ? NULL : cix_pull_tree();   /* cix pull's */
+	if (path)
 		strbuf_addstr(sb, path);
 	else if (pulled)
 		strbuf_addf(sb, "%s/" CIX_PULL_MODULES ":%s/" CIX_PULL_DISTRO, pulled, pulled);
@@ -266,12 +267,12 @@ static void start_guile(void)
 
 void cix_scheme_compiled_path(struct strbuf *sb)
 {
-	const char *compiled = getenv("CIX_SCHEME_COMPILED_PATH");
-	char *pulled = compiled && *compiled ? NULL : cix_pull_tree();   /* cix pull's */
+	const char *compiled = cix_env(CIX_ENV_SCHEME_COMPILED_PATH);
+	char *pulled = compiled ? NULL : cix_pull_tree();   /* cix pull's */
 	if (pulled)
 		strbuf_addf(sb, "%s/" CIX_PULL_GO, pulled);
 	else
-		strbuf_addstr(sb, compiled && *compiled ? compiled : CIX_GO_DIR);
+		strbuf_addstr(sb, compiled ? compiled : CIX_GO_DIR);
 	free(pulled);
 }
 

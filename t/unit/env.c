@@ -1,0 +1,37 @@
+/* env.c - the environment variables that set cix up */
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "tap.h"
+#include "env.h"
+
+int main(void)
+{
+	int named = 1, documented = 1, unique = 1;
+	for (int v = 0; v < CIX_ENV_NR; v++) {
+		named &= cix_env_name(v) != NULL;
+		documented &= cix_env_doc(v) && *cix_env_doc(v);
+		for (int w = 0; w < v; w++)
+			unique &= strcmp(cix_env_name(v), cix_env_name(w)) != 0;
+	}
+	ok(named && documented, "every variable has a name and a meaning");
+	ok(unique, "no name twice");
+
+	unsetenv("CIX_STORE_DIR");
+	is_str(cix_env(CIX_ENV_STORE_DIR), "/cix/store", "unset: the default");
+	setenv("CIX_STORE_DIR", "", 1);
+	is_str(cix_env(CIX_ENV_STORE_DIR), "/cix/store", "empty: the default too");
+	setenv("CIX_STORE_DIR", "/s", 1);
+	is_str(cix_env(CIX_ENV_STORE_DIR), "/s", "set: its value, read afresh");
+
+	setenv("CIX_BUILD_USERS_GROUP", "", 1);
+	is_str(cix_env(CIX_ENV_BUILD_USERS_GROUP), "", "an empty group means none");
+	unsetenv("CIX_BUILD_USERS_GROUP");
+	is_str(cix_env(CIX_ENV_BUILD_USERS_GROUP), "cixbld", "unset: cixbld");
+
+	unsetenv("CIX_DAEMON_SOCKET");
+	ok(cix_env(CIX_ENV_DAEMON_SOCKET) == NULL, "no default: NULL");
+	unsetenv("CIX_REFSCAN_NO_AVX2");
+	ok(cix_env(CIX_ENV_REFSCAN_NO_AVX2) == NULL, "a switch unset");
+	setenv("CIX_REFSCAN_NO_AVX2", "", 1);
+	ok(cix_env(CIX_ENV_REFSCAN_NO_AVX2) != NULL, "a switch set, even empty");
+	return done_testing();
+}
