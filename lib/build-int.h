@@ -33,7 +33,7 @@ struct building {
 	/*
 	 * Outputs valid before the build (some of them may be, when others
 	 * were deleted): left exactly as they are, whatever the build does
-	 * (security.md item 13); the build's copies of them are dropped.
+	 * (doc/security.md item 13); the build's copies of them are dropped.
 	 */
 	unsigned char *valid;
 	/* __json parsed (__structuredAttrs), or NULL: attributes are the environment's. */

@@ -51,9 +51,9 @@ void cix_build_user_release(struct cix_build_user *u);
 /*
  * A fresh build directory, STATE/builds/build-XXXXXX, 0700, below
  * STATE/builds (0700, the caller's: nobody else can reach a build's
- * files, security.md items 6, 12 and 26, which it refuses to use when
+ * files, doc/security.md items 6, 12 and 26, which it refuses to use when
  * anyone else could write it). With a build user, the directory is given
- * to it (by its descriptor, never by path: item 14). *out is malloc'd.
+ * to it (by its descriptor, never by path: item 6). *out is malloc'd.
  */
 int cix_build_dir_create(struct cix_store *s, const struct cix_build_user *u, char **out,
 			 struct cix_err *err);
@@ -79,7 +79,7 @@ int cix_build_dir_keep(const char *dir, char **kept, struct cix_err *err);
  * Hand a kept (-K) build directory to the caller: every file, directory
  * and symlink in it that the build user owns, and that no other
  * directory shares (a hard link), becomes the caller's; nothing is
- * followed and nothing else changes (security.md items 4 and 18).
+ * followed and nothing else changes (doc/security.md items 4 and 18).
  */
 int cix_build_dir_hand_over(const char *dir, const struct cix_build_user *u,
 			    struct cix_err *err);

@@ -153,7 +153,7 @@ static int canon_node(int dirfd, const char *name, int depth, struct canon *c, s
  * Hard links between files of the tree are fine (they stay, as a build
  * made them); a link from elsewhere (the file's link count is higher than
  * the names found in the tree) is refused, before anything is done to the
- * file: it is shared with something outside (security.md item 1). Files
+ * file: it is shared with something outside (doc/security.md item 1). Files
  * with several links are left for a second pass, once that is known.
  */
 static int canonicalise(int dirfd, const char *name, uid_t owner, struct cix_err *err)

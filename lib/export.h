@@ -10,7 +10,7 @@
 #include "nar.h"
 
 /*
- * The stream (docs/formats.md §7; Nix 2.8 export-import.cc), every number a
+ * The stream (doc/formats.md §7; Nix 2.8 export-import.cc), every number a
  * u64 little-endian and every string a u64 length, the bytes, then zero
  * padding to a multiple of 8 (§1):
  *

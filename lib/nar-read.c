@@ -9,7 +9,7 @@
 #include <string.h>
 
 /*
- * The grammar (docs/formats.md §3), every token a padded string:
+ * The grammar (doc/formats.md §3), every token a padded string:
  *
  *   "nix-archive-1" node
  *   node = "(" "type" ( "regular" ["executable" ""] "contents" <data>

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 /*
- * As Nix's filter (security.md item 19, NIX-2017-0002): chmod, fchmod,
+ * As Nix's filter (doc/security.md item 19, NIX-2017-0002): chmod, fchmod,
  * fchmodat and fchmodat2 with S_ISUID or S_ISGID in the mode fail with
  * EPERM, and setting extended attributes (file capabilities, ACLs) fails
  * with ENOTSUP. The store is mounted nosuid inside anyway, and outputs are
@@ -92,7 +92,7 @@ static const struct sc_rule compat_rules[] = {           /* i386 */
  * make no Unix socket by socket, nor a pair of datagram sockets by
  * socketpair (which could send to any address), so that it can neither
  * reach a process outside through one nor hand it a descriptor
- * (security.md items 11, 22). A stream pair's ends reach only each other.
+ * (doc/security.md items 11, 22). A stream pair's ends reach only each other.
  */
 static const struct sc_rule native_fod_rules[] = {
 	REFUSE_IF(41, 0, SB_AF_UNIX, EPERM), DGRAM_PAIR(53),

@@ -63,7 +63,7 @@
  * space from the host. The builder does not start before the network is
  * up, and slirp4netns is killed and reaped before cix_sandbox_run returns.
  * The host's abstract Unix sockets, which belong to the host's network
- * namespace, are out of reach (security.md items 11, 22), and so is the
+ * namespace, are out of reach (doc/security.md items 11, 22), and so is the
  * host's 127.0.0.1 unless CIX_SANDBOX_NET_HOST_LOOPBACK is set too (then
  * 10.0.2.2 reaches it). The output can still come from anywhere, so it
  * must be checked against its declared hash and copied to a fresh inode

@@ -12,7 +12,7 @@
 #include "strvec.h"
 
 /*
- * formats.md §1 and §8: a u64 is 8 bytes little-endian (bools too); a
+ * doc/formats.md §1 and §8: a u64 is 8 bytes little-endian (bools too); a
  * string is a u64 length, the bytes, zero padding to a multiple of 8; a
  * list is a u64 count and the items. Everything read is hostile: lengths
  * and counts are bounded before anything is allocated, padding must be

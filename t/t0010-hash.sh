@@ -22,7 +22,7 @@ test_expect_success 'setup' '
 	test $(wc -c <binary) -eq 512
 '
 
-test_expect_success 'formats.md vector: sha256 of "hello\n" in nix-base32' '
+test_expect_success 'doc/formats.md vector: sha256 of "hello\n" in nix-base32' '
 	echo 00xyyr3fi8l6hb839bv3f7yb86yjv7xi1cgh1xnhipym4asvb4aq >expect &&
 	cix hash hello >actual &&
 	test_cmp expect actual &&
@@ -30,19 +30,19 @@ test_expect_success 'formats.md vector: sha256 of "hello\n" in nix-base32' '
 	test_cmp expect actual
 '
 
-test_expect_success 'formats.md vector: sha256 of "hello\n" in base16' '
+test_expect_success 'doc/formats.md vector: sha256 of "hello\n" in base16' '
 	cix hash -f base16 hello >actual &&
 	grep "^5891b5b5[0-9a-f]*f6be03\$" actual &&
 	test $(tr -d "\n" <actual | wc -c) -eq 64
 '
 
-test_expect_success 'formats.md vector: NAR hash of the file "hello\n"' '
+test_expect_success 'doc/formats.md vector: NAR hash of the file "hello\n"' '
 	echo 1c37d01af40be2e80691de3cc3df44377a699afbb17c68f080964b2fd071fc13 >expect &&
 	cix hash -r -f base16 hello >actual &&
 	test_cmp expect actual
 '
 
-test_expect_success 'formats.md vector: NAR hash of a small directory' '
+test_expect_success 'doc/formats.md vector: NAR hash of a small directory' '
 	mkdir vec vec/sub &&
 	printf "#!/bin/sh\n" >vec/run && chmod 755 vec/run &&
 	ln -s run vec/link &&

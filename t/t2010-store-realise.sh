@@ -219,7 +219,7 @@ test_expect_success NIX 'kill -9 during a build: nothing registered, the next bu
 	cix store --verify-path "$o"
 '
 
-test_expect_success NIX 'only some outputs valid: a failed build leaves them as they are (security.md item 13)' '
+test_expect_success NIX 'only some outputs valid: a failed build leaves them as they are (doc/security.md item 13)' '
 	# The build fails the second time by writing more log than allowed.
 	cat >part.nix <<-\EOF &&
 	derivation { name = "part"; system = "x86_64-linux"; builder = "/bin/sh"; outputs = [ "out" "doc" ];

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t2020-build-security.sh - security.md items for local builds, through cix store --realise
+# t2020-build-security.sh - doc/security.md items for local builds, through cix store --realise
 # SPDX-License-Identifier: GPL-3.0-or-later
 test_description='build security: hostile builders and crashes against cix store --realise'
 . "$(dirname "$0")/test-lib.sh"

@@ -208,7 +208,7 @@ test_expect_success NIX,BUILDUSERS 'two stores of the machine never take one bui
 	test "$(cat $(cat mine.out))" = mine
 '
 
-test_expect_success NIX,BUILDUSERS 'nobody else can reach a build directory (security.md items 6, 12)' '
+test_expect_success NIX,BUILDUSERS 'nobody else can reach a build directory (doc/security.md items 6, 12)' '
 	{ cix store -r $(cat closed.drv) >closed.out 2>closed.log & } &&
 	for i in $(seq 50); do uid=$(uid_of 2.9301) && break; sleep 0.1; done &&
 	dir=$(ls -d state/builds/build-*) &&

@@ -1,7 +1,7 @@
 #!/bin/sh
 # t2050-fod-network.sh - a fixed-output build's network: a namespace of its own through slirp4netns
 # SPDX-License-Identifier: GPL-3.0-or-later
-test_description='fixed-output builds: their own network (slirp4netns), no host abstract socket, no descriptor passed out (security.md 11, 22)'
+test_description='fixed-output builds: their own network (slirp4netns), no host abstract socket, no descriptor passed out (doc/security.md items 11, 22)'
 . "$(dirname "$0")/test-lib.sh"
 
 # Found by an attack: a FOD kept the host's network namespace, so

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t3010-daemon-protocol.sh - hostile clients of cix-daemon (security.md item 14)
+# t3010-daemon-protocol.sh - hostile clients of cix-daemon (doc/security.md item 14)
 # SPDX-License-Identifier: GPL-3.0-or-later
 test_description='cix-daemon: raw hostile bytes end one connection, never the daemon'
 . "$(dirname "$0")/test-lib.sh"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # t3030-daemon-disconnect.sh - a client that goes away in the middle of its build
 # SPDX-License-Identifier: GPL-3.0-or-later
-test_description='a client killed mid-build: its build ends, locks are released (security.md item 38)'
+test_description='a client killed mid-build: its build ends, locks are released (doc/security.md item 38)'
 . "$(dirname "$0")/test-lib.sh"
 
 CIX_STORE_DIR=$TRASH_DIRECTORY/store

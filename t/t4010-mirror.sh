@@ -6,7 +6,7 @@ real_home=${HOME:-/root}
 . "$(dirname "$0")/test-lib.sh"
 
 FM=$CIX_SRC_DIR/scripts/fill-mirror
-# The published sha256 of upstream's hello-2.10.tar.gz (bootstrap.md).
+# The published sha256 of upstream's hello-2.10.tar.gz (doc/bootstrap.md, section 7).
 HELLO=31e066137a962676e89f69d1b65382de95a7ef7d914b8cb956f41ea72e0f516b
 # The source indices fill-mirror may keep stay in the real cache.
 XDG_CACHE_HOME=${XDG_CACHE_HOME:-$real_home/.cache}

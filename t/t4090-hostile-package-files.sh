@@ -1,7 +1,7 @@
 #!/bin/sh
 # t4090-hostile-package-files.sh - package files, expressions and manifests made to hurt the reader
 # SPDX-License-Identifier: GPL-3.0-or-later
-test_description='security.md item 12: a Scheme file (cix build -f, -e, cix package -m) with deep nesting, an unterminated string, a 1 GB literal, a list of millions, bytes that are no UTF-8: a one-line error placed in the text and a non-zero exit, before Guile reads it (50,000 parentheses ran for minutes)'
+test_description='doc/security.md item 35: a Scheme file (cix build -f, -e, cix package -m) with deep nesting, an unterminated string, a 1 GB literal, a list of millions, bytes that are no UTF-8: a one-line error placed in the text and a non-zero exit, before Guile reads it (50,000 parentheses ran for minutes)'
 . "$(dirname "$0")/test-lib.sh"
 
 CIX_STORE_DIR=$TRASH_DIRECTORY/store

@@ -1,7 +1,7 @@
 #!/bin/sh
 # t5020-package-users.sh - cix package by unprivileged users, through cix-daemon
 # SPDX-License-Identifier: GPL-3.0-or-later
-test_description='cix-daemon makes the per-user profile directories; users install without root, and cannot touch each other'"'"'s profiles (security.md items 3, 16)'
+test_description='cix-daemon makes the per-user profile directories; users install without root, and cannot touch each other'"'"'s profiles (doc/security.md items 3, 16)'
 . "$(dirname "$0")/test-lib.sh"
 
 umask 022

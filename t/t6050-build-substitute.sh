@@ -77,7 +77,7 @@ test_expect_success STATIC,CURL,MOUNTNS 'a tampered NAR: nothing installed, an e
 	on2 cix store --verify --check-contents
 '
 
-test_expect_success STATIC,CURL,MOUNTNS 'a wrong signature, an unknown key, a narinfo of another path, a URL out of the cache or file:// (security 19): nothing installed; --fallback builds' '
+test_expect_success STATIC,CURL,MOUNTNS 'a wrong signature, an unknown key, a narinfo of another path, a URL out of the cache or file:// (security 33): nothing installed; --fallback builds' '
 	read APP LIB <paths &&
 	static_cache bad-sig &&
 	other=$(grep "^Sig: " "$(narinfo_of bad-sig "$LIB")") &&

@@ -1,7 +1,7 @@
 #!/bin/sh
 # t9010-power-loss.sh - a power cut never leaves a valid path with wrong content
 # SPDX-License-Identifier: GPL-3.0-or-later
-test_description='power loss (security.md item 31): after the file system is
+test_description='power loss (doc/security.md item 31): after the file system is
 repaired and mounted again, every valid path verifies and the database is
 intact. What the store promises: a path registered just before the cut may
 be lost (SQLite WAL with synchronous=normal), but a path is never valid with

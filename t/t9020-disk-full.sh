@@ -1,7 +1,7 @@
 #!/bin/sh
 # t9020-disk-full.sh - a full disk gives a clean error and harms nothing
 # SPDX-License-Identifier: GPL-3.0-or-later
-test_description='disk full (security.md item 32) during a restore, an import,
+test_description='disk full (doc/security.md item 32) during a restore, an import,
 a build, a build log or an SQLite commit: a one-line "No space left on
 device" error, no valid path with partial content, the database intact, the
 daemon serving the store still answering; once space is freed, the same

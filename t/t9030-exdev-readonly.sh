@@ -1,7 +1,7 @@
 #!/bin/sh
 # t9030-exdev-readonly.sh - store, state and TMPDIR apart; a read-only store
 # SPDX-License-Identifier: GPL-3.0-or-later
-test_description='security.md item 40: with the store, its state and TMPDIR on
+test_description='doc/security.md item 40: with the store, its state and TMPDIR on
 three file systems (no rename may cross them: EXDEV), adding, importing,
 building and collecting work; with the store read-only, they fail with a
 one-line error, not a crash, and queries still work.'

@@ -51,7 +51,7 @@ static void hand_over(void)
 
 	/*
 	 * What a failed build leaves: its own files, a world-writable
-	 * directory (security.md item 4), a hard link and a symlink to a
+	 * directory (doc/security.md item 4), a hard link and a symlink to a
 	 * canary outside, as an attacker would plant them.
 	 */
 	put("canary", OTHER_UID);

@@ -13,9 +13,9 @@
 #define H0 "00000000000000000000000000000000"
 #define H1 "11111111111111111111111111111111"
 #define H2 "22222222222222222222222222222222"
-/* sha256("hello\n"), formats.md section 2 */
+/* sha256("hello\n"), doc/formats.md §2 */
 #define HELLO_SHA256 "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"
-/* formats.md section 5: the fixed flat sha256 output of "hello\n" named "fixed" */
+/* doc/formats.md §5: the fixed flat sha256 output of "hello\n" named "fixed" */
 #define FIXED_OUT SD "/ilghkg8sqnh9275b62zcvsq9kpkym8yl-fixed"
 
 /* A canonical derivation using every feature of the format. */
@@ -324,7 +324,7 @@ static void test_hashing(void)
 	struct cix_hash mod, mod2, expect;
 	const char *in[2];
 
-	/* A fixed-output derivation: its path is the formats.md vector. */
+	/* A fixed-output derivation: its path is the doc/formats.md §5 vector. */
 	a = make_fixed("/bin/sh");
 	is_int(cix_drv_fill_outputs(h, a, "fixed", &err), 0, "fill fixed outputs");
 	is_str(a->outputs[0].path, FIXED_OUT, "fixed output path");

@@ -57,7 +57,7 @@ static void test_nixbase32(void)
 
 	cix_base16_decode(hello_sha256_hex, 64, raw, sizeof(raw));
 	enc(&sb, cix_nixbase32_encode, raw, 32);
-	is_str(sb.buf, want, "nix-base32 of sha256(hello) (formats.md vector)");
+	is_str(sb.buf, want, "nix-base32 of sha256(hello) (doc/formats.md §2 vector)");
 	is_int(cix_nixbase32_len(32), 52, "52 chars for sha256");
 	is_int(cix_nixbase32_len(20), 32, "32 chars for 20 bytes");
 	is_int(cix_nixbase32_decode(want, 52, back, 32), 32, "decode accepted");

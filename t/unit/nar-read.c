@@ -97,7 +97,7 @@ static void nb_close(struct strbuf *sb)
 	T(sb, ")");
 }
 
-/* The directory of formats.md: {run: exec "#!/bin/sh\n", link -> run, sub/{B:"x", a:"y"}} */
+/* doc/formats.md §3's directory: {run: exec "#!/bin/sh\n", link -> run, sub/{B:"x", a:"y"}} */
 static void nb_vector_dir(struct strbuf *sb)
 {
 	nb_magic(sb);

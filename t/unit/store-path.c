@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char *hello = "hello\n";
-/* formats.md section 3: the NAR hash of the file "hello\n". */
+/* doc/formats.md §3: the NAR hash of the file "hello\n". */
 static const char *hello_nar_sha256 =
 	"1c37d01af40be2e80691de3cc3df44377a699afbb17c68f080964b2fd071fc13";
 

@@ -9,7 +9,7 @@
 
 ;;; The bootstrap binaries are made by scripts/make-bootstrap from pinned
 ;;; Debian 12 packages, reproducibly (the same bytes on every machine), and
-;;; added to the store as they are (see README.md): the tarball of the GNU
+;;; added to the store as they are (doc/bootstrap.md §3): the tarball of the GNU
 ;;; tools (gcc, binutils, glibc, make, coreutils, bash, tar, ...), relocatable
 ;;; with $ORIGIN run paths, and a static busybox that unpacks it. Their
 ;;; hashes are what make-bootstrap prints; a change of its pins changes them.
