@@ -3,8 +3,35 @@
 #include "tap.h"
 #include "env.h"
 
+/* cix(1) lists every variable of cix's own (CIX_...). */
+static void check_man_page(void)
+{
+	const char *src = getenv("CIX_SRC_DIR");
+	char file[4096], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	if (!src || snprintf(file, sizeof(file), "%s/doc/man/cix.1", src) >= (int)sizeof(file) ||
+	    !(f = fopen(file, "r"))) {
+		skip("cix(1) lists every variable", "no source tree (CIX_SRC_DIR)");
+		return;
+	}
+	text = malloc(1 << 20);
+	len = fread(text, 1, (1 << 20) - 1, f);
+	text[len] = '\0';
+	fclose(f);
+	int missing = 0;
+	for (int v = 0; v < CIX_ENV_NR; v++)
+		if (!strncmp(cix_env_name(v), "CIX_", 4) && !strstr(text, cix_env_name(v))) {
+			diag("cix(1) does not name %s", cix_env_name(v));
+			missing++;
+		}
+	is_int(missing, 0, "cix(1) lists every variable");
+	free(text);
+}
+
 int main(void)
 {
+	check_man_page();
 	int named = 1, documented = 1, unique = 1;
 	for (int v = 0; v < CIX_ENV_NR; v++) {
 		named &= cix_env_name(v) != NULL;
