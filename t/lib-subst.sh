@@ -10,12 +10,10 @@
 # state, configuration, logs and cache (fresh2 empties them).
 
 T=$TRASH_DIRECTORY
-CIX_STORE_DIR=$T/store
-CIX_STATE_DIR=$T/state
-CIX_LOG_DIR=$T/log
-CIX_CONF_DIR=$T/conf
+test_private_store
+test_private_conf_dir
 XDG_CACHE_HOME=$T/cache
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_DIR XDG_CACHE_HOME
+export XDG_CACHE_HOME
 P=$T/pkgs
 CIX_SCHEME_PATH=$CIX_SCHEME_PATH:$P
 command -v curl >/dev/null && test_set_prereq CURL

@@ -5,15 +5,13 @@ test_description='build limits: io_uring refused; cgroups, tmpfs size, timeout a
 . "$(dirname "$0")/test-lib.sh"
 
 T=$TRASH_DIRECTORY
-CIX_STORE_DIR=$T/store
-CIX_STATE_DIR=$T/state
+test_private_store
+test_private_conf
+# (./log is the tests' own)
 CIX_LOG_DIR=$T/cixlog
-CIX_CONF_FILE=$T/cix.conf
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
 EXPOSED=$(test_outside_tmp_dir exposed) || exit 1
 test_sandbox_host_paths $EXPOSED
 test_nix_oracle
-: >"$CIX_CONF_FILE"
 
 [ "$(id -u)" = 0 ] && test_set_prereq ROOT
 command -v cc >/dev/null && test_set_prereq CC

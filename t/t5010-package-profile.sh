@@ -4,10 +4,7 @@
 test_description='cix package -i/-r/-I/-l/-S/--roll-back/--delete-generations on profiles: generations built by builtin:profile, switched atomically'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+test_private_store
 P=$TRASH_DIRECTORY/pkgs
 CIX_SCHEME_PATH=$CIX_SCHEME_PATH:$P
 USER_NAME=$(id -un)

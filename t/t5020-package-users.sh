@@ -6,16 +6,12 @@ test_description='cix-daemon makes the per-user profile directories; users insta
 
 umask 022
 T=$TRASH_DIRECTORY
-CIX_STORE_DIR=$T/store
-CIX_STATE_DIR=$T/state
-CIX_LOG_DIR=$T/log
-CIX_CONF_FILE=$T/cix.conf
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
+test_private_store
+test_private_conf 'allowed-users = *' 'trusted-users = root'
 P=$T/pkgs
 CIX_SCHEME_PATH=$CIX_SCHEME_PATH:$P
 SOCK=$CIX_STATE_DIR/daemon-socket/socket
 PU=$CIX_STATE_DIR/profiles/per-user
-printf 'allowed-users = *\ntrusted-users = root\n' >"$CIX_CONF_FILE"
 
 # Two throw-away users, removed at the end whatever happens.
 U=cxu$$

@@ -4,10 +4,7 @@
 test_description='kill -9 of cix package -i/-r/--roll-back/--delete-generations after random delays, and at each rename, link, unlink, directory and sync of the transaction: the profile is an old or a new complete generation, no generation dangles, no lock stays held, the store verifies'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+test_private_store
 P=$TRASH_DIRECTORY/pkgs
 CIX_SCHEME_PATH=$CIX_SCHEME_PATH:$P
 # The random delays: another seed gives other moments.

@@ -4,11 +4,9 @@
 test_description='cix package -i answers a specification it evaluated before from the evaluation cache, without Guile, while nothing it came from has changed: modules, compiled modules, local files, the store'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
+test_private_store
 XDG_CACHE_HOME=$TRASH_DIRECTORY/cache
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR XDG_CACHE_HOME
+export XDG_CACHE_HOME
 unset CIX_NO_EVAL_CACHE
 P=$TRASH_DIRECTORY/pkgs
 CIX_SCHEME_PATH=$CIX_SCHEME_PATH:$P

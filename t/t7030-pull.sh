@@ -4,10 +4,7 @@
 test_description='cix pull: a commit of a git repository built into the store and used by cix, generations, roll-back, GC roots, broken commits and bad URLs refused'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+test_private_store
 unset XDG_CONFIG_HOME XDG_CACHE_HOME CIX_PULL_URL
 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org
 GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org GIT_CONFIG_NOSYSTEM=1
