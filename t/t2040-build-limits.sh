@@ -113,9 +113,7 @@ test_expect_success CGROUP1,NIX,PERL 'derivations: a fork bomb, a build of ten p
 
 test_expect_success CGROUP1,NIX,PERL 'a daemon'"'"'s builds stay below --builds-pids-max together' '
 	sock=$T/daemon.sock &&
-	{ cix-daemon --listen "$sock" --builds-pids-max=64 2>>daemon.log & } &&
-	echo $! >>"$T/.daemons" &&
-	test_wait_for "$sock" &&
+	test_start_daemon "$sock" -- --builds-pids-max=64 &&
 	{ CIX_DAEMON_SOCKET=$sock cix store -r $(cat bomb.drv) >bomb.out 2>bomb.log & } &&
 	bpid=$! &&
 	for i in $(seq 100); do grep -q "^count" bomb.log && break; sleep 0.1; done &&

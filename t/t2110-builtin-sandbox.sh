@@ -42,9 +42,8 @@ fetch_drv () {
 }
 
 test_expect_success NIX,BUILDUSERS 'a daemon with build users' '
-	env CIX_BUILD_USERS_GROUP=$G CIX_CAS_DIRS="$T/cas" CIX_MIRRORS_FILE=/dev/null \
-		cix-daemon --listen "$SOCK" --debug 2>>daemon.log &
-	test_wait_for "$SOCK" &&
+	test_start_daemon "$SOCK" CIX_BUILD_USERS_GROUP=$G CIX_CAS_DIRS="$T/cas" \
+		CIX_MIRRORS_FILE=/dev/null &&
 	nix-store --store "$D" --check-validity
 '
 

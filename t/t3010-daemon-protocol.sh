@@ -148,10 +148,9 @@ still_serves () {
 	hostile valid "$P" >v.out && test "$(cat v.out)" = "valid 1"
 }
 
-cix-daemon --listen "$SOCK" --debug 2>"$T/daemon.log" &
+test_start_daemon "$SOCK" >/dev/null
 DPID=$!
 bg $DPID
-test_wait_for "$SOCK" >/dev/null
 
 test_expect_success NIX,PERL 'setup: the daemon serves, the raw client speaks the protocol' '
 	echo data >f &&

@@ -153,12 +153,17 @@ test_wait_for () {
 	echo "no $1"; return 1
 }
 
-# test_start_daemon SOCKET [ENV=VALUE...]: a cix-daemon listening on SOCKET
-# (its messages in $TRASH_DIRECTORY/daemon.log), stopped by test_done.
+# test_start_daemon SOCKET [ENV=VALUE...] [-- OPTION...]: a cix-daemon
+# listening on SOCKET, with the ENVs and OPTIONs (its messages in
+# $TRASH_DIRECTORY/daemon.log), stopped by test_done; $! is its pid.
 test_start_daemon () {
 	s_=$1; shift
 	rm -f "$s_"
-	env "$@" cix-daemon --listen "$s_" --debug 2>>"$TRASH_DIRECTORY/daemon.log" &
+	(
+		while [ $# -gt 0 ] && [ "$1" != -- ]; do export "$1"; shift; done
+		[ $# -eq 0 ] || shift
+		exec cix-daemon --listen "$s_" --debug "$@"
+	) 2>>"$TRASH_DIRECTORY/daemon.log" &
 	echo $! >>"$TRASH_DIRECTORY/.daemons"
 	test_wait_for "$s_"
 }
