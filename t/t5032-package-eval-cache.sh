@@ -11,7 +11,7 @@ unset CIX_NO_EVAL_CACHE
 P=$TRASH_DIRECTORY/pkgs
 CIX_SCHEME_PATH=$CIX_SCHEME_PATH:$P
 
-gcc -static -O2 -o mkpkg "$CIX_SRC_DIR/t/data/mkpkg.c" 2>/dev/null && test_set_prereq STATIC
+[ -x "$MKPKG" ] && test_set_prereq STATIC
 echo one >note
 
 # module VERSION-OF-GAMMA: (gnu packages ec), saying "loading ec" when loaded.
@@ -26,7 +26,7 @@ module () {
 	  (package
 	    (name name) (version version)
 	    (build-system trivial-build-system)
-	    (inputs \`(("mkpkg" ,(local-file "$TRASH_DIRECTORY/mkpkg" "mkpkg"))
+	    (inputs \`(("mkpkg" ,(local-file "$MKPKG" "mkpkg"))
 	              ("note" ,(local-file "$TRASH_DIRECTORY/note" "note"))))
 	    (arguments \`(#:implicit-inputs? #f
 	                  #:builder ((input "mkpkg") ,name ,version)))

@@ -12,7 +12,7 @@ P=$TRASH_DIRECTORY/pkgs
 CIX_SCHEME_PATH=$CIX_SCHEME_PATH:$P
 command -v curl >/dev/null && test_set_prereq CURL
 
-gcc -static -O2 -o mkpkg "$CIX_SRC_DIR/t/data/mkpkg.c" 2>/dev/null && test_set_prereq STATIC
+[ -x "$MKPKG" ] && test_set_prereq STATIC
 mkdir -p "$P/gnu/packages"
 cat >"$P/gnu/packages/pub.scm" <<EOF
 (define-module (gnu packages pub)
@@ -22,7 +22,7 @@ cat >"$P/gnu/packages/pub.scm" <<EOF
   (package
     (name "pubpkg") (version "1")
     (build-system trivial-build-system)
-    (inputs \`(("mkpkg" ,(local-file "$TRASH_DIRECTORY/mkpkg" "mkpkg"))))
+    (inputs \`(("mkpkg" ,(local-file "$MKPKG" "mkpkg"))))
     (arguments \`(#:implicit-inputs? #f
                   #:builder ((input "mkpkg") "pubpkg" "1")))
     (synopsis "s") (description "d") (home-page "h") (license #f)))

@@ -32,6 +32,9 @@ LSAN_OPTIONS=suppressions=$CIX_SRC_DIR/t/lsan.supp:print_suppressions=0
 export LSAN_OPTIONS
 PATH=$CIX_BUILD_DIR:$PATH
 export PATH
+# The builder of the tests' small packages (t/data/mkpkg.c), made by make,
+# static; not there without a static libc.
+MKPKG=$CIX_BUILD_DIR/t/mkpkg
 # No network here: keep Nix away from its default binary cache. Nix builds
 # as the user running the tests: Debian's nix-bin without nix-setup-systemd
 # has no nixbld group, which Nix would otherwise require.
