@@ -72,7 +72,8 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(B)/%.t)
 BENCH_BINS := $(BENCH_SRCS:%.c=$(B)/%)
 SHELL_TESTS := $(sort $(wildcard t/t[0-9]*.sh))
 
-all: $(B)/cix $(B)/cix-daemon $(B)/cix-builtin $(UNIT_BINS) $(BENCH_BINS) $(SCM_GOS) $(B)/builder/gnu-build
+all: $(B)/cix $(B)/cix-daemon $(B)/cix-builtin $(UNIT_BINS) $(BENCH_BINS) $(SCM_GOS) $(B)/builder/gnu-build \
+     $(B)/t/mkpkg
 
 # gnu-build: libc only, from builder/ alone, as the store builds it (no
 # CPPFLAGS, no -Ilib: it cannot include the library's headers).
@@ -135,6 +136,15 @@ $(DAEMON_UNITS): %.t: %.o $(filter-out $(B)/daemon/main.o,$(DAEMON_OBJS)) $(B)/l
 
 $(B)/bench/%: $(B)/bench/%.o $(B)/libcix-pkg.a $(B)/libcix.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The builder of the tests' small packages: static (a build has no libc of
+# the host's), so never with the sanitizers. Without a static libc it is
+# left out, and the tests that need it skip.
+$(B)/t/mkpkg: t/data/mkpkg.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 $(WARNINGS) -c -o $@.o $<
+	$(CC) -static -o $@ $@.o || { rm -f $@; echo "$@: no static libc: tests that need it skip"; }
+	@rm -f $@.o
 
 # prove runs unit binaries and shell scripts alike; the scripts find the
 # binaries through CIX_BUILD_DIR.

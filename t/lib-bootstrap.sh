@@ -48,13 +48,10 @@ mirror_fill () {
 # bootstrap is made, PACKAGES when the mirror holds the sources too. Not
 # under the sanitizers: minutes of building that t4030 covers there.
 packages_setup () {
-	CIX_STORE_DIR=$TRASH_DIRECTORY/store
-	CIX_STATE_DIR=$TRASH_DIRECTORY/state
-	CIX_LOG_DIR=$TRASH_DIRECTORY/log
+	test_private_store
 	CIX_CAS_DIRS=$TRASH_DIRECTORY/mirror
 	CIX_MIRRORS_FILE=/dev/null
-	export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CAS_DIRS CIX_MIRRORS_FILE
-	unset CIX_EXTRA_SANDBOX_PATHS
+	export CIX_CAS_DIRS CIX_MIRRORS_FILE
 	case $CIX_BUILD_DIR in
 	*-san) say "skip: package builds are not repeated under the sanitizers" ;;
 	*)

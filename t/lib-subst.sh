@@ -10,21 +10,19 @@
 # state, configuration, logs and cache (fresh2 empties them).
 
 T=$TRASH_DIRECTORY
-CIX_STORE_DIR=$T/store
-CIX_STATE_DIR=$T/state
-CIX_LOG_DIR=$T/log
-CIX_CONF_DIR=$T/conf
+test_private_store
+test_private_conf_dir
 XDG_CACHE_HOME=$T/cache
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_DIR XDG_CACHE_HOME
+export XDG_CACHE_HOME
 P=$T/pkgs
 CIX_SCHEME_PATH=$CIX_SCHEME_PATH:$P
 command -v curl >/dev/null && test_set_prereq CURL
 command -v unshare >/dev/null && [ "$(id -u)" = 0 ] &&
 	unshare -m --propagation private true 2>/dev/null && test_set_prereq MOUNTNS
 
-gcc -static -O2 -o mkpkg "$CIX_SRC_DIR/t/data/mkpkg.c" 2>/dev/null && test_set_prereq STATIC
+[ -x "$MKPKG" ] && test_set_prereq STATIC
 # mkpkg also as a bootstrap item (subboot): named by its hash only.
-MKPKG_HASH=$(cix hash -r mkpkg 2>/dev/null)
+MKPKG_HASH=$(cix hash -r "$MKPKG" 2>/dev/null)
 mkdir -p "$P/gnu/packages"
 cat >"$P/gnu/packages/sub.scm" <<EOF
 (define-module (gnu packages sub)
@@ -34,14 +32,14 @@ cat >"$P/gnu/packages/sub.scm" <<EOF
   (package
     (name "sublib") (version "1")
     (build-system trivial-build-system)
-    (inputs \`(("mkpkg" ,(local-file "$T/mkpkg" "mkpkg"))))
+    (inputs \`(("mkpkg" ,(local-file "$MKPKG" "mkpkg"))))
     (arguments \`(#:implicit-inputs? #f #:builder ((input "mkpkg") "sublib" "1")))
     (synopsis "s") (description "d") (home-page "h") (license #f)))
 (define-public subapp
   (package
     (name "subapp") (version "2")
     (build-system trivial-build-system)
-    (inputs \`(("mkpkg" ,(local-file "$T/mkpkg" "mkpkg")) ("lib" ,sublib)))
+    (inputs \`(("mkpkg" ,(local-file "$MKPKG" "mkpkg")) ("lib" ,sublib)))
     (arguments \`(#:implicit-inputs? #f
                   #:builder ((input "mkpkg") "subapp" "2" (input "lib"))))
     (synopsis "s") (description "d") (home-page "h") (license #f)))

@@ -4,9 +4,7 @@
 test_description='the threaded NAR hash (cix hash -r, store adds) equals Nix and fails cleanly'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-export CIX_STORE_DIR CIX_STATE_DIR
+test_private_store
 NIXSTORE="local?store=$CIX_STORE_DIR&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
 
 MIB=1048576

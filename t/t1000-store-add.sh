@@ -5,9 +5,7 @@ test_description='adding to the store: same paths as Nix, canonical, atomic'
 . "$(dirname "$0")/test-lib.sh"
 . "$CIX_SRC_DIR/t/lib-randtree.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-export CIX_STORE_DIR CIX_STATE_DIR
+test_private_store
 # Nix on the same logical store directory, with its files kept elsewhere.
 NIXSTORE="local?store=$CIX_STORE_DIR&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
 nixs () { nix-store --store "$NIXSTORE" "$@"; }

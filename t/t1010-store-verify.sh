@@ -4,9 +4,7 @@
 test_description='verifying the store: tampered and vanished paths are found'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-export CIX_STORE_DIR CIX_STATE_DIR
+test_private_store
 
 test_expect_success 'a sound store verifies' '
 	echo one >one && echo two >two && mkdir d && echo x >d/x &&

@@ -4,9 +4,7 @@
 test_description='import and export: Nix closures answer every query as in Nix'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-export CIX_STORE_DIR CIX_STATE_DIR
+test_private_store
 SD=$CIX_STORE_DIR
 N="local?store=$SD&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
 N2="local?store=$SD&real=$TRASH_DIRECTORY/nixreal2&state=$TRASH_DIRECTORY/nixstate2&log=$TRASH_DIRECTORY/nixlog2"

@@ -5,9 +5,7 @@ test_description='gen-closure streams import alike into cix and Nix, and closure
 . "$(dirname "$0")/test-lib.sh"
 
 PATH=$CIX_BUILD_DIR/bench:$PATH
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-export CIX_STORE_DIR CIX_STATE_DIR
+test_private_store
 SD=$CIX_STORE_DIR
 N="local?store=$SD&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
 nixs () { nix-store --store "$N" "$@"; }

@@ -4,22 +4,13 @@
 test_description='realising derivations: same outputs, hashes and references as Nix'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+test_private_store
 # Builders here are /bin/sh scripts: let the sandbox see the host's programs.
-CIX_EXTRA_SANDBOX_PATHS=
-for d in /bin /lib /lib32 /lib64 /usr; do
-	[ -e $d ] && CIX_EXTRA_SANDBOX_PATHS="$CIX_EXTRA_SANDBOX_PATHS $d"
-done
-export CIX_EXTRA_SANDBOX_PATHS
-N="local?store=$CIX_STORE_DIR&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
+test_sandbox_host_paths
+test_nix_oracle
 # Nix builds in a chroot here (its real store differs from the logical one).
 NIX_CONFIG="$NIX_CONFIG
-sandbox = false
 extra-sandbox-paths = /bin /lib /lib64 /usr"
-nixs () { nix-store --store "$N" "$@"; }
 
 test_expect_success NIX 'derivations written by nix-instantiate' '
 	# The fixed-output hashes come from the oracle, for what the builders make.

@@ -10,24 +10,16 @@ test_description='build security: hostile builders and crashes against cix store
 # plain kill -9) in t2010. This script attacks the whole of --realise.
 
 T=$TRASH_DIRECTORY
-CIX_STORE_DIR=$T/store
-CIX_STATE_DIR=$T/state
+test_private_store
+# (./log is the tests' own)
 CIX_LOG_DIR=$T/cixlog
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
 # The host's programs for the builders, and $EXPOSED: scripts, a canary,
 # go-files the test creates while a build runs (read-only inside); $T/exposed
 # names it too.
 EXPOSED=$(test_outside_tmp_dir exposed) || exit 1
 [ "$EXPOSED" = "$T/exposed" ] || ln -s "$EXPOSED" "$T/exposed" || exit 1
-CIX_EXTRA_SANDBOX_PATHS=$EXPOSED
-for d in /bin /lib /lib32 /lib64 /usr; do
-	[ -e $d ] && CIX_EXTRA_SANDBOX_PATHS="$CIX_EXTRA_SANDBOX_PATHS $d"
-done
-export CIX_EXTRA_SANDBOX_PATHS
-N="local?store=$CIX_STORE_DIR&real=$T/nixreal&state=$T/nixstate&log=$T/nixlog"
-NIX_CONFIG="$NIX_CONFIG
-sandbox = false"
-nixs () { nix-store --store "$N" "$@"; }
+test_sandbox_host_paths "$EXPOSED"
+test_nix_oracle
 unset http_proxy https_proxy ftp_proxy all_proxy no_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY NO_PROXY
 
 PY=/usr/bin/python3

@@ -4,19 +4,9 @@
 test_description='build users: who runs a build, who can reach its directory, -K hand-over'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
-CIX_EXTRA_SANDBOX_PATHS=
-for d in /bin /lib /lib32 /lib64 /usr; do
-	[ -e $d ] && CIX_EXTRA_SANDBOX_PATHS="$CIX_EXTRA_SANDBOX_PATHS $d"
-done
-export CIX_EXTRA_SANDBOX_PATHS
-N="local?store=$CIX_STORE_DIR&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
-NIX_CONFIG="$NIX_CONFIG
-sandbox = false"
-nixs () { nix-store --store "$N" "$@"; }
+test_private_store
+test_sandbox_host_paths
+test_nix_oracle
 
 # A group of two build users of our own, removed at the end.
 G=cixt$$

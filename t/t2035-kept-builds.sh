@@ -4,17 +4,9 @@
 test_description='a failed build kept with -K stays in STATE/builds/kept-*, dated from its keeping; kept directories older than CIX_KEPT_BUILDS_MAX_AGE (7 days) go when a build starts, and only the CIX_KEPT_BUILDS_MAX (20) newest stay'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-CIX_CONF_FILE=/dev/null
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
+test_private_store
 # The builders are /bin/sh scripts: let the sandbox see the host's programs.
-CIX_EXTRA_SANDBOX_PATHS=
-for d in /bin /lib /lib32 /lib64 /usr; do
-	[ -e $d ] && CIX_EXTRA_SANDBOX_PATHS="$CIX_EXTRA_SANDBOX_PATHS $d"
-done
-export CIX_EXTRA_SANDBOX_PATHS
+test_sandbox_host_paths
 
 # pkg FILE VERSION SCRIPT: a package file whose build runs SCRIPT.
 pkg () {

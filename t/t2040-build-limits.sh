@@ -5,15 +5,13 @@ test_description='build limits: io_uring refused; cgroups, tmpfs size, timeout a
 . "$(dirname "$0")/test-lib.sh"
 
 T=$TRASH_DIRECTORY
-CIX_STORE_DIR=$T/store
-CIX_STATE_DIR=$T/state
+test_private_store
+test_private_conf
+# (./log is the tests' own)
 CIX_LOG_DIR=$T/cixlog
-CIX_CONF_FILE=$T/cix.conf
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
 EXPOSED=$(test_outside_tmp_dir exposed) || exit 1
 test_sandbox_host_paths $EXPOSED
 test_nix_oracle
-: >"$CIX_CONF_FILE"
 
 [ "$(id -u)" = 0 ] && test_set_prereq ROOT
 command -v cc >/dev/null && test_set_prereq CC
@@ -115,9 +113,7 @@ test_expect_success CGROUP1,NIX,PERL 'derivations: a fork bomb, a build of ten p
 
 test_expect_success CGROUP1,NIX,PERL 'a daemon'"'"'s builds stay below --builds-pids-max together' '
 	sock=$T/daemon.sock &&
-	{ cix-daemon --listen "$sock" --builds-pids-max=64 2>>daemon.log & } &&
-	echo $! >>"$T/.daemons" &&
-	test_wait_for "$sock" &&
+	test_start_daemon "$sock" -- --builds-pids-max=64 &&
 	{ CIX_DAEMON_SOCKET=$sock cix store -r $(cat bomb.drv) >bomb.out 2>bomb.log & } &&
 	bpid=$! &&
 	for i in $(seq 100); do grep -q "^count" bomb.log && break; sleep 0.1; done &&

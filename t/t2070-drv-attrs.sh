@@ -7,14 +7,10 @@ test_description='allowedReferences and co., passAsFile, placeholders, exportRef
 # Each derivation is instantiated by Nix, built by cix and by Nix (a store
 # of its own on the same logical directory): the same success or failure,
 # the same outputs.
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+test_private_store
 test_sandbox_host_paths
-N="local?store=$CIX_STORE_DIR&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
+test_nix_oracle
 NIX_CONFIG="$NIX_CONFIG
-sandbox = false
 extra-sandbox-paths = /bin /lib /lib64 /usr"
 unset MYVAR
 

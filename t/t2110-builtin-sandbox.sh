@@ -5,12 +5,8 @@ test_description='builtin:fetchurl through cix-daemon cannot read what the daemo
 . "$(dirname "$0")/test-lib.sh"
 
 T=$TRASH_DIRECTORY
-CIX_STORE_DIR=$T/store
-CIX_STATE_DIR=$T/state
-CIX_LOG_DIR=$T/log
-CIX_CONF_FILE=$T/cix.conf
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
-printf 'trusted-users = root\n' >"$CIX_CONF_FILE"
+test_private_store
+test_private_conf 'trusted-users = root'
 SOCK=$T/sock
 D="unix://$SOCK?store=$CIX_STORE_DIR&log=$CIX_LOG_DIR"
 NIX_CONFIG="$NIX_CONFIG
@@ -46,9 +42,8 @@ fetch_drv () {
 }
 
 test_expect_success NIX,BUILDUSERS 'a daemon with build users' '
-	env CIX_BUILD_USERS_GROUP=$G CIX_CAS_DIRS="$T/cas" CIX_MIRRORS_FILE=/dev/null \
-		cix-daemon --listen "$SOCK" --debug 2>>daemon.log &
-	test_wait_for "$SOCK" &&
+	test_start_daemon "$SOCK" CIX_BUILD_USERS_GROUP=$G CIX_CAS_DIRS="$T/cas" \
+		CIX_MIRRORS_FILE=/dev/null &&
 	nix-store --store "$D" --check-validity
 '
 

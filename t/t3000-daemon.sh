@@ -5,26 +5,16 @@ test_description='cix-daemon: nix-store through unix:// prints what a private Ni
 . "$(dirname "$0")/test-lib.sh"
 
 T=$TRASH_DIRECTORY
-CIX_STORE_DIR=$T/store
-CIX_STATE_DIR=$T/state
-CIX_LOG_DIR=$T/log
-CIX_CONF_FILE=$T/cix.conf
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
-CIX_EXTRA_SANDBOX_PATHS=
-for d in /bin /lib /lib32 /lib64 /usr; do
-	[ -e $d ] && CIX_EXTRA_SANDBOX_PATHS="$CIX_EXTRA_SANDBOX_PATHS $d"
-done
-export CIX_EXTRA_SANDBOX_PATHS
+test_private_store
+test_private_conf 'trusted-users = root'
+test_sandbox_host_paths
 # The oracle: a private Nix store with the same logical store directory.
-N="local?store=$CIX_STORE_DIR&real=$T/nixreal&state=$T/nixstate&log=$T/nixlog"
+test_nix_oracle
 NIX_CONFIG="$NIX_CONFIG
-sandbox = false
 extra-sandbox-paths = /bin /lib /lib64 /usr"
-nixs () { nix-store --store "$N" "$@"; }
 SOCK=$T/sock
 D="unix://$SOCK?store=$CIX_STORE_DIR&log=$CIX_LOG_DIR"
 dst () { nix-store --store "$D" "$@"; }
-printf 'trusted-users = root\n' >"$CIX_CONF_FILE"
 
 [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && id nobody >/dev/null 2>&1 &&
 	test_set_prereq NOBODY

@@ -5,12 +5,8 @@ test_description='cix-daemon: raw hostile bytes end one connection, never the da
 . "$(dirname "$0")/test-lib.sh"
 
 T=$TRASH_DIRECTORY
-CIX_STORE_DIR=$T/store
-CIX_STATE_DIR=$T/state
-CIX_LOG_DIR=$T/log
-CIX_CONF_FILE=$T/cix.conf
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
-: >"$CIX_CONF_FILE"
+test_private_store
+test_private_conf
 SOCK=$T/sock
 D="unix://$SOCK?store=$CIX_STORE_DIR&log=$CIX_LOG_DIR"
 [ -x /usr/bin/perl ] && test_set_prereq PERL
@@ -152,10 +148,9 @@ still_serves () {
 	hostile valid "$P" >v.out && test "$(cat v.out)" = "valid 1"
 }
 
-cix-daemon --listen "$SOCK" --debug 2>"$T/daemon.log" &
+test_start_daemon "$SOCK" >/dev/null
 DPID=$!
 bg $DPID
-test_wait_for "$SOCK" >/dev/null
 
 test_expect_success NIX,PERL 'setup: the daemon serves, the raw client speaks the protocol' '
 	echo data >f &&

@@ -5,11 +5,7 @@ test_description='cix-daemon: queries kept in one read transaction see every com
 . "$(dirname "$0")/test-lib.sh"
 
 T=$TRASH_DIRECTORY
-CIX_STORE_DIR=$T/store
-CIX_STATE_DIR=$T/state
-CIX_LOG_DIR=$T/log
-CIX_CONF_FILE=/dev/null
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
+test_private_store
 SOCK=$T/sock
 S="unix://$SOCK?store=$CIX_STORE_DIR"
 [ -x /usr/bin/perl ] && test_set_prereq PERL

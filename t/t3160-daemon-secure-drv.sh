@@ -10,13 +10,9 @@ test_description='a .drv claiming outputs that are not its own is refused, howev
 # user's content where the other derivation's output belongs.
 
 T=$TRASH_DIRECTORY
-CIX_STORE_DIR=$T/store
-CIX_STATE_DIR=$T/state
-CIX_LOG_DIR=$T/log
-CIX_CONF_FILE=$T/cix.conf
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
+test_private_store
+test_private_conf 'trusted-users = root'
 test_sandbox_host_paths
-printf 'trusted-users = root\n' >"$CIX_CONF_FILE"
 N="local?store=$CIX_STORE_DIR&real=$T/nixreal&state=$T/nixstate&log=$T/nixlog"
 nixs () { nix-store --store "$N" "$@"; }
 SOCK=$T/sock

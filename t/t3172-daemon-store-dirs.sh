@@ -6,8 +6,7 @@ test_description='profiles/per-user removed while cix-daemon runs is made again 
 
 T=$TRASH_DIRECTORY
 test_private_store
-CIX_CONF_FILE=$T/cix.conf
-printf 'allowed-users = *\ntrusted-users = root\n' >"$CIX_CONF_FILE"
+test_private_conf 'allowed-users = *' 'trusted-users = root'
 SOCK=$T/sock
 PU=$CIX_STATE_DIR/profiles/per-user
 [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && id nobody >/dev/null 2>&1 &&

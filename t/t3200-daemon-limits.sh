@@ -5,13 +5,9 @@ test_description='cix-daemon: connections per user, idle clients, build limits, 
 . "$(dirname "$0")/test-lib.sh"
 
 T=$TRASH_DIRECTORY
-CIX_STORE_DIR=$T/store
-CIX_STATE_DIR=$T/state
-CIX_LOG_DIR=$T/log
-CIX_CONF_FILE=$T/cix.conf
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
+test_private_store
+test_private_conf 'trusted-users = root'
 test_sandbox_host_paths
-printf 'trusted-users = root\n' >"$CIX_CONF_FILE"
 SOCK=$T/sock
 S="unix://$SOCK?store=$CIX_STORE_DIR"
 # A user made for the race of first connections, removed at the end.

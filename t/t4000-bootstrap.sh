@@ -30,12 +30,8 @@ if unshare -rm true 2>/dev/null; then
 	test_set_prereq UNSHARE
 fi
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
 # Nothing of the host in the sandbox: the bootstrap brings everything.
-unset CIX_EXTRA_SANDBOX_PATHS
+test_private_store
 N="local?store=$CIX_STORE_DIR&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
 nixs () { nix-store --store "$N" "$@"; }
 

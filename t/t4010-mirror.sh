@@ -46,10 +46,7 @@ test_expect_success APTSRC 'bad arguments and unknown packages fail cleanly' '
 	"$FM" --help >help && grep "sha256/<base16 sha256" help
 '
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+test_private_store
 N="local?store=$CIX_STORE_DIR&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
 
 test_expect_success APTSRC,NIX 'builtin:fetchurl of mirror://gnu/... is served offline by the mirror' '

@@ -4,10 +4,7 @@
 test_description='cix build: Guix-style package files, origins as Nix fetchurl derivations, errors with their place, identical definitions give identical derivations, a package read half-way is not kept'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+test_private_store
 # Downloads come from this directory only (the daemon's too: it starts later).
 CIX_CAS_DIRS=$TRASH_DIRECTORY/cas CIX_MIRRORS_FILE=/dev/null
 export CIX_CAS_DIRS CIX_MIRRORS_FILE

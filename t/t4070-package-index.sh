@@ -6,10 +6,7 @@ real_home=${HOME:-/root}
 . "$(dirname "$0")/test-lib.sh"
 . "$CIX_SRC_DIR/t/lib-bootstrap.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+test_private_store
 unset XDG_CACHE_HOME
 # Lowering needs the bootstrap binaries in the store: the cached ones, made
 # here if need be.

@@ -4,11 +4,9 @@
 test_description='with an up-to-date package index, cix build NAME and cix package -i NAME load only the modules that export NAME; the same packages are found as without it'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
+test_private_store
 XDG_CACHE_HOME=$TRASH_DIRECTORY/cache
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR XDG_CACHE_HOME
+export XDG_CACHE_HOME
 P=$TRASH_DIRECTORY/pkgs
 M=$P/gnu/packages
 CIX_SCHEME_PATH=$CIX_SRC_DIR/scheme/modules:$P

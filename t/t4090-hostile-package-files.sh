@@ -4,10 +4,7 @@
 test_description='doc/security.md item 35: a Scheme file (cix build -f, -e, cix package -m) with deep nesting, an unterminated string, a 1 GB literal, a list of millions, bytes that are no UTF-8: a one-line error placed in the text and a non-zero exit, before Guile reads it (50,000 parentheses ran for minutes)'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+test_private_store
 
 # repeat N TEXT: TEXT N times, on one line.
 repeat () {

@@ -4,45 +4,15 @@
 test_description='cix package -i/-r/-I/-l/-S/--roll-back/--delete-generations on profiles: generations built by builtin:profile, switched atomically'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+test_private_store
 P=$TRASH_DIRECTORY/pkgs
 CIX_SCHEME_PATH=$CIX_SCHEME_PATH:$P
 USER_NAME=$(id -un)
 PROFILE=$CIX_STATE_DIR/profiles/per-user/$USER_NAME/cix-profile
 
-# A static program of the host's builds the test's packages: $out/bin/NAME
-# saying "NAME VERSION", and $out/share/doc/NAME/README.
-cat >mkpkg.c <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	if (!f || fputs(text, f) < 0 || fclose(f))
-		exit(2);
-}
-int main(int argc, char **argv)
-{
-	const char *out = getenv("out");
-	const char *prog = argc > 1 ? argv[1] : "x", *version = argc > 2 ? argv[2] : "0";
-	char p[4096], text[256];
-	snprintf(text, sizeof(text), "%s %s\n", prog, version);
-	mkdir(out, 0755);
-	snprintf(p, sizeof(p), "%s/bin", out); mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/bin/%s", out, prog); put(p, text); chmod(p, 0755);
-	snprintf(p, sizeof(p), "%s/share", out); mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/share/doc", out); mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/share/doc/%s", out, prog); mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/share/doc/%s/README", out, prog); put(p, text);
-	return 0;
-}
-EOF
-gcc -static -O2 -o mkpkg mkpkg.c 2>/dev/null && test_set_prereq STATIC
+# $MKPKG -d builds the test's packages: $out/bin/NAME saying "NAME VERSION",
+# and $out/share/doc/NAME/README.
+[ -x "$MKPKG" ] && test_set_prereq STATIC
 mkdir -p "$P/gnu/packages"
 cat >"$P/gnu/packages/tp.scm" <<EOF
 (define-module (gnu packages tp)
@@ -52,9 +22,9 @@ cat >"$P/gnu/packages/tp.scm" <<EOF
   (package
     (name name) (version version)
     (build-system trivial-build-system)
-    (inputs \`(("mkpkg" ,(local-file "$TRASH_DIRECTORY/mkpkg" "mkpkg"))))
+    (inputs \`(("mkpkg" ,(local-file "$MKPKG" "mkpkg"))))
     (arguments \`(#:implicit-inputs? #f
-                  #:builder ((input "mkpkg") ,prog ,version)))
+                  #:builder ((input "mkpkg") "-d" ,prog ,version)))
     (synopsis "s") (description "d") (home-page "h") (license #f)))
 (define-public alpha-1 (tp "alpha" "1" "alpha"))
 (define-public alpha-2 (tp "alpha" "2" "alpha"))

@@ -6,16 +6,12 @@ test_description='cix-daemon makes the per-user profile directories; users insta
 
 umask 022
 T=$TRASH_DIRECTORY
-CIX_STORE_DIR=$T/store
-CIX_STATE_DIR=$T/state
-CIX_LOG_DIR=$T/log
-CIX_CONF_FILE=$T/cix.conf
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
+test_private_store
+test_private_conf 'allowed-users = *' 'trusted-users = root'
 P=$T/pkgs
 CIX_SCHEME_PATH=$CIX_SCHEME_PATH:$P
 SOCK=$CIX_STATE_DIR/daemon-socket/socket
 PU=$CIX_STATE_DIR/profiles/per-user
-printf 'allowed-users = *\ntrusted-users = root\n' >"$CIX_CONF_FILE"
 
 # Two throw-away users, removed at the end whatever happens.
 U=cxu$$
@@ -63,32 +59,8 @@ as () {
 	runuser -u "$u_" -- env HOME="$T/home-$u_" USER="$u_" PATH="$PATH" "$@"
 }
 
-# The packages: a static program writes $out/bin/NAME, a script saying its arguments.
-cat >mkpkg.c <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/stat.h>
-int main(int argc, char **argv)
-{
-	const char *out = getenv("out");
-	char p[4096];
-	FILE *f;
-	if (!out || argc < 2 || mkdir(out, 0755))
-		return 2;
-	snprintf(p, sizeof(p), "%s/bin", out);
-	if (mkdir(p, 0755))
-		return 2;
-	snprintf(p, sizeof(p), "%s/bin/%s", out, argv[1]);
-	if (!(f = fopen(p, "w")))
-		return 2;
-	fputs("#!/bin/sh\necho", f);
-	for (int i = 1; i < argc; i++)
-		fprintf(f, " %s", argv[i]);
-	fputc('\n', f);
-	return fclose(f) || chmod(p, 0755) ? 2 : 0;
-}
-EOF
-gcc -static -O2 -o mkpkg mkpkg.c 2>/dev/null && test_set_prereq STATIC
+# The packages: $MKPKG -s writes $out/bin/NAME, a script saying its arguments.
+[ -x "$MKPKG" ] && test_set_prereq STATIC
 mkdir -p "$P/gnu/packages"
 cat >"$P/gnu/packages/tpu.scm" <<EOF
 (define-module (gnu packages tpu)
@@ -98,9 +70,9 @@ cat >"$P/gnu/packages/tpu.scm" <<EOF
   (package
     (name name) (version version)
     (build-system trivial-build-system)
-    (inputs \`(("mkpkg" ,(local-file "$T/mkpkg" "mkpkg"))))
+    (inputs \`(("mkpkg" ,(local-file "$MKPKG" "mkpkg"))))
     (arguments \`(#:implicit-inputs? #f
-                  #:builder ((input "mkpkg") ,name ,version ,@args)))
+                  #:builder ((input "mkpkg") "-s" ,name ,version ,@args)))
     (synopsis "s") (description "d") (home-page "h") (license #f)))
 (define-public uhello (tp "uhello" "1"))
 (define-public uextra (tp "uextra" "1"))

@@ -4,50 +4,19 @@
 test_description='kill -9 of cix package -i/-r/--roll-back/--delete-generations after random delays, and at each rename, link, unlink, directory and sync of the transaction: the profile is an old or a new complete generation, no generation dangles, no lock stays held, the store verifies'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+test_private_store
 P=$TRASH_DIRECTORY/pkgs
 CIX_SCHEME_PATH=$CIX_SCHEME_PATH:$P
 # The random delays: another seed gives other moments.
 SEED=${CIX_TEST_SEED:-$$}
 RUNS=${CIX_TEST_KILL_RUNS:-30}
 
-# The packages: a static program of the host's makes $out/bin/NAME saying
-# "NAME VERSION" and $out/share/doc/NAME/README. base-0..base-99 make the
-# profile big enough for its build to take a while; k-N are installed one by
-# one (the first transaction that installs one builds it); each version N of
-# kv replaces the one installed, so that a profile keeps its size.
-cat >mkpkg.c <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/stat.h>
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	if (!f || fputs(text, f) < 0 || fclose(f))
-		exit(2);
-}
-int main(int argc, char **argv)
-{
-	const char *out = getenv("out");
-	const char *prog = argc > 1 ? argv[1] : "x", *version = argc > 2 ? argv[2] : "0";
-	char p[4096], text[256];
-	if (!out)
-		return 1;
-	snprintf(text, sizeof(text), "%s %s\n", prog, version);
-	mkdir(out, 0755);
-	snprintf(p, sizeof(p), "%s/bin", out); mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/bin/%s", out, prog); put(p, text); chmod(p, 0755);
-	snprintf(p, sizeof(p), "%s/share", out); mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/share/doc", out); mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/share/doc/%s", out, prog); mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/share/doc/%s/README", out, prog); put(p, text);
-	return 0;
-}
-EOF
-gcc -static -O2 -o mkpkg mkpkg.c 2>/dev/null && test_set_prereq STATIC
+# The packages: $MKPKG -d makes $out/bin/NAME saying "NAME VERSION" and
+# $out/share/doc/NAME/README. base-0..base-99 make the profile big enough
+# for its build to take a while; k-N are installed one by one (the first
+# transaction that installs one builds it); each version N of kv replaces
+# the one installed, so that a profile keeps its size.
+[ -x "$MKPKG" ] && test_set_prereq STATIC
 strace -f -qq -o /dev/null true 2>/dev/null && test_set_prereq STRACE
 mkdir -p "$P/gnu/packages"
 {
@@ -59,8 +28,8 @@ mkdir -p "$P/gnu/packages"
 	  (package
 	    (name name) (version version)
 	    (build-system trivial-build-system)
-	    (inputs \`(("mkpkg" ,(local-file "$TRASH_DIRECTORY/mkpkg" "mkpkg"))))
-	    (arguments \`(#:implicit-inputs? #f #:builder ((input "mkpkg") ,name ,version)))
+	    (inputs \`(("mkpkg" ,(local-file "$MKPKG" "mkpkg"))))
+	    (arguments \`(#:implicit-inputs? #f #:builder ((input "mkpkg") "-d" ,name ,version)))
 	    (synopsis "s") (description "d") (home-page "h") (license #f)))
 	EOF
 	i=0

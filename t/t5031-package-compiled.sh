@@ -4,10 +4,7 @@
 test_description='package modules outside cix'\''s compiled path are compiled into $XDG_CACHE_HOME/cix/go on first use, compiled again when changed, evaluated from their source when they do not compile (the same errors) or when there is no cache'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+test_private_store
 P=$TRASH_DIRECTORY/pkgs
 CIX_SCHEME_PATH=$CIX_SCHEME_PATH:$P
 XDG_CACHE_HOME=$TRASH_DIRECTORY/cache

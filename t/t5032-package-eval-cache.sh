@@ -4,16 +4,14 @@
 test_description='cix package -i answers a specification it evaluated before from the evaluation cache, without Guile, while nothing it came from has changed: modules, compiled modules, local files, the store'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
+test_private_store
 XDG_CACHE_HOME=$TRASH_DIRECTORY/cache
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR XDG_CACHE_HOME
+export XDG_CACHE_HOME
 unset CIX_NO_EVAL_CACHE
 P=$TRASH_DIRECTORY/pkgs
 CIX_SCHEME_PATH=$CIX_SCHEME_PATH:$P
 
-gcc -static -O2 -o mkpkg "$CIX_SRC_DIR/t/data/mkpkg.c" 2>/dev/null && test_set_prereq STATIC
+[ -x "$MKPKG" ] && test_set_prereq STATIC
 echo one >note
 
 # module VERSION-OF-GAMMA: (gnu packages ec), saying "loading ec" when loaded.
@@ -28,7 +26,7 @@ module () {
 	  (package
 	    (name name) (version version)
 	    (build-system trivial-build-system)
-	    (inputs \`(("mkpkg" ,(local-file "$TRASH_DIRECTORY/mkpkg" "mkpkg"))
+	    (inputs \`(("mkpkg" ,(local-file "$MKPKG" "mkpkg"))
 	              ("note" ,(local-file "$TRASH_DIRECTORY/note" "note"))))
 	    (arguments \`(#:implicit-inputs? #f
 	                  #:builder ((input "mkpkg") ,name ,version)))

@@ -5,10 +5,7 @@ test_description='cix gc keeps the closure of its roots and deletes the rest, as
 . "$(dirname "$0")/test-lib.sh"
 
 PATH=$CIX_BUILD_DIR/bench:$PATH
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+test_private_store
 SD=$CIX_STORE_DIR
 N="local?store=$SD&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
 nixs () { NIX_CONFIG='substituters =' nix-store --store "$N" "$@"; }

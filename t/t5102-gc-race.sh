@@ -4,10 +4,7 @@
 test_description='CVE-2025-46415: while cix gc deletes a dead store path, a loop keeps swapping its subdirectories for symlinks to a canary directory or to the canary'"'"'s parent; the canary survives, and a second collection removes what a failed one left'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+test_private_store
 SD=$CIX_STORE_DIR
 
 # The tree: big/sI/dJ/fK (8 x 8 x 40 files). outer/ and outer/canary/ hold

@@ -6,16 +6,12 @@ test_description='an unprivileged user fills their profile directory with links 
 
 PATH=$CIX_BUILD_DIR/bench:$PATH
 T=$TRASH_DIRECTORY
-CIX_STORE_DIR=$T/store
-CIX_STATE_DIR=$T/state
-CIX_LOG_DIR=$T/log
-CIX_CONF_FILE=$T/cix.conf
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
+test_private_store
+test_private_conf 'allowed-users = *' 'trusted-users = root'
 SD=$CIX_STORE_DIR
 SOCK=$T/sock
 PU=$CIX_STATE_DIR/profiles/per-user
 NB=$PU/nobody
-printf 'allowed-users = *\ntrusted-users = root\n' >"$CIX_CONF_FILE"
 
 [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && id nobody >/dev/null 2>&1 &&
 	command -v flock >/dev/null && test_set_prereq NOBODY

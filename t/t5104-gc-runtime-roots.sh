@@ -6,9 +6,8 @@ test_description='a program run from the store, a working directory, an open fil
 
 T=$TRASH_DIRECTORY
 test_private_store
-CIX_CONF_FILE=$T/cix.conf
+test_private_conf 'allowed-users = *' 'trusted-users = root'
 SOCK=$T/sock
-printf 'allowed-users = *\ntrusted-users = root\n' >"$CIX_CONF_FILE"
 
 # The test's processes end with it, by their ids.
 stop_procs () {

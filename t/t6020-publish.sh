@@ -4,17 +4,15 @@
 test_description='cix publish serves nix-cache-info, signed narinfos and compressed NARs (zstd, xz, none, a cache directory); Nix 2.8 reads them, checks the signatures and the NARs'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-CIX_CONF_DIR=$TRASH_DIRECTORY/conf
+test_private_store
+test_private_conf_dir
 XDG_CACHE_HOME=$TRASH_DIRECTORY/cache
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_DIR XDG_CACHE_HOME
+export XDG_CACHE_HOME
 P=$TRASH_DIRECTORY/pkgs
 CIX_SCHEME_PATH=$CIX_SCHEME_PATH:$P
 command -v curl >/dev/null && test_set_prereq CURL
 
-gcc -static -O2 -o mkpkg "$CIX_SRC_DIR/t/data/mkpkg.c" 2>/dev/null && test_set_prereq STATIC
+[ -x "$MKPKG" ] && test_set_prereq STATIC
 mkdir -p "$P/gnu/packages"
 cat >"$P/gnu/packages/pub.scm" <<EOF
 (define-module (gnu packages pub)
@@ -24,7 +22,7 @@ cat >"$P/gnu/packages/pub.scm" <<EOF
   (package
     (name "pubpkg") (version "1")
     (build-system trivial-build-system)
-    (inputs \`(("mkpkg" ,(local-file "$TRASH_DIRECTORY/mkpkg" "mkpkg"))))
+    (inputs \`(("mkpkg" ,(local-file "$MKPKG" "mkpkg"))))
     (arguments \`(#:implicit-inputs? #f
                   #:builder ((input "mkpkg") "pubpkg" "1")))
     (synopsis "s") (description "d") (home-page "h") (license #f)))

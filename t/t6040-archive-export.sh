@@ -5,10 +5,8 @@ test_description='cix archive --export signs each entry of an export stream with
 . "$(dirname "$0")/test-lib.sh"
 
 PATH=$CIX_BUILD_DIR/bench:$PATH
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_CONF_DIR=$TRASH_DIRECTORY/conf
-export CIX_STORE_DIR CIX_STATE_DIR CIX_CONF_DIR
+test_private_store
+test_private_conf_dir
 SD=$CIX_STORE_DIR
 N="local?store=$SD&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
 NIX_CONFIG="$NIX_CONFIG

@@ -21,7 +21,7 @@ test_expect_success STATIC 'a file of another hash in STATE/bootstrap is not tak
 '
 
 test_expect_success STATIC 'the item in STATE/bootstrap: added, and the package built' '
-	cp mkpkg state/bootstrap/mkpkg &&
+	cp "$MKPKG" state/bootstrap/mkpkg &&
 	BOOT=$(cix build subboot) &&
 	test "$(cat "$BOOT/bin/subboot")" = "subboot 3" &&
 	ls store | grep -q -- "-mkpkg$" &&
@@ -165,7 +165,7 @@ test_expect_success STATIC,CURL,MOUNTNS 'cix store -r of a plain path: from --su
 '
 
 test_expect_success STATIC,CURL,MOUNTNS 'cix package too, from STATE/bootstrap on the second machine' '
-	fresh2 && mkdir -p state2/bootstrap && cp mkpkg state2/bootstrap/ &&
+	fresh2 && mkdir -p state2/bootstrap && cp "$MKPKG" state2/bootstrap/mkpkg &&
 	on2 cix package -p "$T/prof2" -i subboot &&
 	on2 cat "$T/prof2/bin/subboot" >run &&
 	test "$(cat run)" = "subboot 3" &&

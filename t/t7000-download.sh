@@ -5,9 +5,7 @@ test_description='cix download over file, http, ftp and mirror:// URLs: the stor
 . "$(dirname "$0")/test-lib.sh"
 
 PATH=$CIX_BUILD_DIR/bench:$PATH
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-export CIX_STORE_DIR CIX_STATE_DIR
+test_private_store
 unset http_proxy https_proxy ftp_proxy all_proxy no_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY NO_PROXY
 
 server_pids=

@@ -8,12 +8,10 @@ PATH=$CIX_BUILD_DIR/bench:$PATH
 # Loopback only, never through a proxy of the environment.
 unset http_proxy https_proxy ftp_proxy all_proxy no_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY NO_PROXY
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
+test_private_store
 XDG_CACHE_HOME=$TRASH_DIRECTORY/cache
 GNUPGHOME=$TRASH_DIRECTORY/gnupg
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR XDG_CACHE_HOME GNUPGHOME
+export XDG_CACHE_HOME GNUPGHOME
 unset CIX_GNU_URL XDG_CONFIG_HOME CIX_DAEMON_SOCKET
 
 # The distribution of the test: copies of (gnu packages base), (gnu packages

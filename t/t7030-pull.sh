@@ -4,10 +4,7 @@
 test_description='cix pull: a commit of a git repository built into the store and used by cix, generations, roll-back, GC roots, broken commits and bad URLs refused'
 . "$(dirname "$0")/test-lib.sh"
 
-CIX_STORE_DIR=$TRASH_DIRECTORY/store
-CIX_STATE_DIR=$TRASH_DIRECTORY/state
-CIX_LOG_DIR=$TRASH_DIRECTORY/log
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR
+test_private_store
 unset XDG_CONFIG_HOME XDG_CACHE_HOME CIX_PULL_URL
 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org
 GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org GIT_CONFIG_NOSYSTEM=1
@@ -26,25 +23,8 @@ pulled () {
 gen () { readlink "$CUR-$1-link"; }
 commit_repo () { (cd "$REPO" && git add -A && git commit -q -m "$1" && git rev-parse HEAD); }
 
-# A static program of the host builds the package the second commit adds.
-cat >mkpkg.c <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/stat.h>
-int main(int argc, char **argv)
-{
-	char p[4096];
-	const char *out = getenv("out");
-	FILE *f;
-	mkdir(out, 0755);
-	snprintf(p, sizeof(p), "%s/bin", out); mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/bin/pulltest", out);
-	if (!(f = fopen(p, "w")) || fprintf(f, "%s\n", argc > 1 ? argv[1] : "?") < 0 || fclose(f))
-		return 2;
-	return 0;
-}
-EOF
-gcc -static -O2 -o mkpkg mkpkg.c 2>/dev/null && test_set_prereq STATIC
+# $MKPKG builds the package the second commit adds.
+[ -x "$MKPKG" ] && test_set_prereq STATIC
 
 write_pulltest () {
 	cat >"$REPO/distro/gnu/packages/pulltest.scm" <<EOF
@@ -55,9 +35,9 @@ write_pulltest () {
   (package
     (name "pulltest") (version "$1")
     (build-system trivial-build-system)
-    (inputs \`(("mkpkg" ,(local-file "$TRASH_DIRECTORY/mkpkg" "mkpkg"))))
+    (inputs \`(("mkpkg" ,(local-file "$MKPKG" "mkpkg"))))
     (arguments '(#:implicit-inputs? #f
-                 #:builder ((input "mkpkg") "pulltest $1")))
+                 #:builder ((input "mkpkg") "pulltest" "$1")))
     (synopsis "a package only a pull brings") (description "d")
     (home-page "h") (license #f)))
 EOF

@@ -12,11 +12,7 @@ operations succeed.'
 
 T=$TRASH_DIRECTORY
 M=$T/mnt
-CIX_STORE_DIR=$M/store
-CIX_STATE_DIR=$M/state
-CIX_LOG_DIR=$M/log
-CIX_CONF_FILE=/dev/null
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
+test_private_store "$M"
 test_sandbox_host_paths
 test_nix_oracle
 SOCK=$T/daemon.sock

@@ -10,11 +10,10 @@ one-line error, not a crash, and queries still work.'
 
 T=$TRASH_DIRECTORY
 M=$T/mnt
+test_private_store
+# The store apart; the logs on the state's file system.
 CIX_STORE_DIR=$M/store
-CIX_STATE_DIR=$T/state
 CIX_LOG_DIR=$T/state/log
-CIX_CONF_FILE=/dev/null
-export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
 test_sandbox_host_paths
 test_nix_oracle
 

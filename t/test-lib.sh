@@ -32,6 +32,9 @@ LSAN_OPTIONS=suppressions=$CIX_SRC_DIR/t/lsan.supp:print_suppressions=0
 export LSAN_OPTIONS
 PATH=$CIX_BUILD_DIR:$PATH
 export PATH
+# The builder of the tests' small packages (t/data/mkpkg.c), made by make,
+# static; not there without a static libc.
+MKPKG=$CIX_BUILD_DIR/t/mkpkg
 # No network here: keep Nix away from its default binary cache. Nix builds
 # as the user running the tests: Debian's nix-bin without nix-setup-systemd
 # has no nixbld group, which Nix would otherwise require.
@@ -100,15 +103,36 @@ test_sandbox_host_paths () {
 	export CIX_EXTRA_SANDBOX_PATHS
 }
 
-# test_private_store: the store, state and logs of cix in the trash
-# directory, with no cix.conf and no extra sandbox paths.
+# test_private_store [DIR]: the store, state and logs of cix in DIR/store,
+# DIR/state and DIR/log (DIR: the trash directory by default), with no
+# cix.conf and no extra sandbox paths. A test that needs another layout
+# sets the variable it changes after.
 test_private_store () {
-	CIX_STORE_DIR=$TRASH_DIRECTORY/store
-	CIX_STATE_DIR=$TRASH_DIRECTORY/state
-	CIX_LOG_DIR=$TRASH_DIRECTORY/log
+	d_=${1:-$TRASH_DIRECTORY}
+	CIX_STORE_DIR=$d_/store
+	CIX_STATE_DIR=$d_/state
+	CIX_LOG_DIR=$d_/log
 	CIX_CONF_FILE=/dev/null
 	export CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE
 	unset CIX_EXTRA_SANDBOX_PATHS
+}
+
+# test_private_conf [LINE...]: cix.conf is $TRASH_DIRECTORY/cix.conf,
+# holding the LINEs (empty without), for cix and the daemons the test starts.
+test_private_conf () {
+	CIX_CONF_FILE=$TRASH_DIRECTORY/cix.conf
+	export CIX_CONF_FILE
+	: >"$CIX_CONF_FILE"
+	[ $# -eq 0 ] || printf '%s\n' "$@" >"$CIX_CONF_FILE"
+}
+
+# test_private_conf_dir: cix's keys, ACL and cix.conf in
+# $TRASH_DIRECTORY/conf (CIX_CONF_DIR; CIX_CONF_FILE unset, so that a
+# command given another CIX_CONF_DIR reads that one's cix.conf).
+test_private_conf_dir () {
+	CIX_CONF_DIR=$TRASH_DIRECTORY/conf
+	export CIX_CONF_DIR
+	unset CIX_CONF_FILE
 }
 
 # test_nix_oracle: N names a private Nix store on cix's logical store
@@ -132,12 +156,17 @@ test_wait_for () {
 	echo "no $1"; return 1
 }
 
-# test_start_daemon SOCKET [ENV=VALUE...]: a cix-daemon listening on SOCKET
-# (its messages in $TRASH_DIRECTORY/daemon.log), stopped by test_done.
+# test_start_daemon SOCKET [ENV=VALUE...] [-- OPTION...]: a cix-daemon
+# listening on SOCKET, with the ENVs and OPTIONs (its messages in
+# $TRASH_DIRECTORY/daemon.log), stopped by test_done; $! is its pid.
 test_start_daemon () {
 	s_=$1; shift
 	rm -f "$s_"
-	env "$@" cix-daemon --listen "$s_" --debug 2>>"$TRASH_DIRECTORY/daemon.log" &
+	(
+		while [ $# -gt 0 ] && [ "$1" != -- ]; do export "$1"; shift; done
+		[ $# -eq 0 ] || shift
+		exec cix-daemon --listen "$s_" --debug "$@"
+	) 2>>"$TRASH_DIRECTORY/daemon.log" &
 	echo $! >>"$TRASH_DIRECTORY/.daemons"
 	test_wait_for "$s_"
 }

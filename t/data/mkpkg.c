@@ -1,11 +1,16 @@
 /* mkpkg.c - the builder of the tests' small packages (static: no store libc) */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * mkpkg NAME VERSION [DEP]: $out/bin/NAME, executable, holding "NAME VERSION";
- * with DEP (an input's store path), $out/dep holding it: a reference.
+ * make builds it once, into BUILD/t/mkpkg; the tests name it $MKPKG.
+ *
+ * mkpkg [-d] NAME VERSION [DEP]: $out/bin/NAME, executable, holding
+ * "NAME VERSION"; with -d, $out/share/doc/NAME/README holding it too; with
+ * DEP (an input's store path), $out/dep holding DEP: a reference.
+ * mkpkg -s NAME WORD...: $out/bin/NAME, a shell script saying "NAME WORD...".
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 static int put(const char *path, const char *a, const char *b)
@@ -20,17 +25,55 @@ static int put(const char *path, const char *a, const char *b)
 	return fclose(f);
 }
 
+/* PATH: a script echoing the n WORDS */
+static int script(const char *path, int n, char **words)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs("#!/bin/sh\necho", f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, " %s", words[i]);
+	fputc('\n', f);
+	int bad = ferror(f);
+	return fclose(f) || bad ? -1 : 0;
+}
+
+static int doc(const char *out, const char *name, const char *version)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/share", out);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/share/doc", out);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/share/doc/%s", out, name);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/share/doc/%s/README", out, name);
+	return put(p, name, version);
+}
+
 int main(int argc, char **argv)
 {
-	const char *out = getenv("out");
+	const char *out = getenv("out"), *mode = "";
 	char p[4096];
+	if (argc > 1 && (!strcmp(argv[1], "-d") || !strcmp(argv[1], "-s"))) {
+		mode = argv[1];
+		argv++;
+		argc--;
+	}
 	if (!out || argc < 3)
 		return 2;
 	mkdir(out, 0755);
 	snprintf(p, sizeof(p), "%s/bin", out);
 	mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/bin/%s", out, argv[1]);
-	if (put(p, argv[1], argv[2]) < 0 || chmod(p, 0755) < 0)
+	if (!strcmp(mode, "-s") ? script(p, argc - 1, argv + 1) < 0 : put(p, argv[1], argv[2]) < 0)
+		return 2;
+	if (chmod(p, 0755) < 0)
+		return 2;
+	if (!strcmp(mode, "-s"))
+		return 0;
+	if (!strcmp(mode, "-d") && doc(out, argv[1], argv[2]) < 0)
 		return 2;
 	if (argc > 3) {
 		snprintf(p, sizeof(p), "%s/dep", out);
