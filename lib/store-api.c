@@ -1,17 +1,14 @@
 /* store-api.c - the store as a command sees it: one call for every kind of store */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "store-backend.h"
-#include "env.h"
 #include "gc.h"
 #include "store-path.h"
 #include "strvec.h"
 #include "util.h"
 
-#include <errno.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 int cix_store_has(const struct cix_store *s, enum cix_store_trait trait)
 {
@@ -21,36 +18,6 @@ int cix_store_has(const struct cix_store *s, enum cix_store_trait trait)
 const char *cix_store_kind(const struct cix_store *s)
 {
 	return s->ops->name;
-}
-
-/*
- * path exists but this user may not write it. A read-only file system is
- * nobody's to write, the daemon's no more: that store is opened here,
- * where queries work and writes fail with EROFS.
- */
-static int not_ours(const char *path)
-{
-	return access(path, F_OK) == 0 && access(path, W_OK) < 0 && errno != EROFS;
-}
-
-int cix_store_open_client(struct cix_store **out, struct cix_err *err)
-{
-	const char *sock = cix_env(CIX_ENV_DAEMON_SOCKET);
-	if (sock)
-		return cix_store_open_daemon(sock, out, err);
-	/* A store that exists but is not ours to write: the daemon's. */
-	struct strbuf db = STRBUF_INIT;
-	strbuf_addf(&db, "%s/db/db.sqlite", cix_state_dir());
-	int theirs = not_ours(cix_store_dir()) || not_ours(db.buf);
-	if (theirs) {
-		strbuf_reset(&db);
-		strbuf_addf(&db, "%s/daemon-socket/socket", cix_state_dir());
-		int r = cix_store_open_daemon(db.buf, out, err);
-		strbuf_release(&db);
-		return r;
-	}
-	strbuf_release(&db);
-	return cix_store_open(NULL, NULL, out, err);
 }
 
 /* ---- Queries ---- */

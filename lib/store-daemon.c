@@ -158,7 +158,7 @@ static int verify_one(struct cix_store *s, const char *path, struct cix_err *err
 	struct cix_path_info info;
 	struct cix_hash h;
 	int r = cix_store_check_path(s, path, err);
-	if (!r && !(r = cix_store_query(s, path, &info, err))) {
+	if (!r && !(r = cix_remote_query(conn_of(s), path, &info, err))) {
 		if (!(r = cix_nar_hash_path(path, CIX_HASH_SHA256, &h, NULL, err)) &&
 		    memcmp(h.bytes, info.nar_hash.bytes, 32))
 			r = cix_error(err, -CIX_EMISMATCH, "path '%s' was modified! (its hash differs)",
