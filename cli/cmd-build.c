@@ -111,24 +111,26 @@ static int lower_target(struct cix_lower *l, const struct opts *o, struct cix_sc
 	}
 	if (!p->has_source)
 		return cix_error(err, -CIX_ENOTFOUND, "package '%s' has no source", p->name);
-	if (p->source.kind == CIX_INPUT_ORIGIN) {
-		if ((r = cix_lower_origin(l, p->source.u.origin, err)) < 0)
-			return r;
-		t->drv_path = xstrdup(p->source.u.origin->drv_path);
-		strvec_push(&t->outputs, p->source.u.origin->out_path);
-		return 0;
+	/* A download or a seed has a derivation; a local file is its path only. */
+	const char *drv = NULL;
+	switch (p->source.kind) {
+	case CIX_INPUT_ORIGIN:
+		r = cix_lower_origin(l, p->source.u.origin, err);
+		drv = p->source.u.origin->drv_path;
+		break;
+	case CIX_INPUT_ITEM:
+		r = cix_lower_item(l, p->source.u.item, err);
+		drv = p->source.u.item->drv_path;
+		break;
+	default:
+		r = cix_lower_file(l, p->source.u.file, err);
 	}
-	if (p->source.kind == CIX_INPUT_ITEM) {
-		if ((r = cix_lower_item(l, p->source.u.item, err)) < 0)
-			return r;
-		t->drv_path = xstrdup(p->source.u.item->drv_path);
-		strvec_push(&t->outputs, p->source.u.item->path);
-		return 0;
-	}
-	/* A local file: no derivation, the path itself. */
-	if ((r = cix_lower_file(l, p->source.u.file, err)) == 0)
-		strvec_push(&t->outputs, cix_input_path(&p->source));
-	return r;
+	if (r < 0)
+		return r;
+	if (drv)
+		t->drv_path = xstrdup(drv);
+	strvec_push(&t->outputs, cix_input_path(&p->source));
+	return 0;
 }
 
 /* -r FILE: FILE links to the result, and is registered as an indirect GC root. */
