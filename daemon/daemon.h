@@ -166,14 +166,7 @@ void daemon_guix_trace(int log_fd, const char *drv_path, const struct cix_drv *d
 extern const struct op daemon_guix_ops[];
 
 /* subst.c: the client's caches (substitute_urls), with the ACL read now. */
-struct conn_subst {
-	struct cix_acl acl;
-	struct cix_substituter *subs;
-	size_t n;
-	struct cix_subst_opts so;
-};
-int conn_subst_setup(struct conn *c, struct conn_subst *cs, int log_fd, struct cix_err *err);
-void conn_subst_release(struct conn_subst *cs);
+int conn_subst_setup(struct conn *c, struct cix_caches *cs, int log_fd, struct cix_err *err);
 /* Make paths valid from the client's caches (those valid already are left). */
 int conn_substitute_paths(struct conn *c, const char *const *paths, size_t n, int log_fd,
 			  struct cix_err *err);

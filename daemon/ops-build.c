@@ -126,7 +126,7 @@ static int build(struct conn *c, const struct strvec *plain, const char *const *
 		 struct cix_err *err)
 {
 	struct cix_build_opts o = c->build;
-	struct conn_subst cs = { 0 };
+	struct cix_caches cs = { 0 };
 	struct log_pump p = { c, -1, ((uint64_t)getpid() << 32) | ++c->next_activity, 0 };
 	struct strbuf text = STRBUF_INIT;
 	pthread_t th;
@@ -170,7 +170,7 @@ static int build(struct conn *c, const struct strvec *plain, const char *const *
 		o.fallback = c->fallback;
 		r = n ? cix_build_derivations(c->s, drvs, n, &o, err) : 0;
 	}
-	conn_subst_release(&cs);
+	cix_caches_close(&cs);
 	if (watching) {
 		close(stop[1]);
 		stop[1] = -1;
@@ -381,7 +381,7 @@ static int op_query_missing(struct conn *c, struct cix_err *err)
 	struct strvec targets = STRVEC_INIT, drvs = STRVEC_INIT, unknown = STRVEC_INIT;
 	struct cix_build_missing m = { STRVEC_INIT, STRVEC_INIT, 0, 0 };
 	struct cix_build_opts o = c->build;
-	struct conn_subst cs = { 0 };
+	struct cix_caches cs = { 0 };
 	struct strbuf p = STRBUF_INIT;
 	int r = cix_wire_read_strings(&c->w, &targets, CIX_WIRE_MAX_LIST, CIX_WIRE_MAX_PATH + 1024, err);
 	if (!r)
@@ -430,7 +430,7 @@ static int op_query_missing(struct conn *c, struct cix_err *err)
 		cix_wire_write_u64(&c->w, m.nar_size);
 		strvec_clear(&still);
 	}
-	conn_subst_release(&cs);
+	cix_caches_close(&cs);
 	strbuf_release(&p);
 	strvec_clear(&targets);
 	strvec_clear(&drvs);

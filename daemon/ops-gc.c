@@ -164,7 +164,7 @@ static int op_collect_garbage(struct conn *c, struct cix_err *err)
 		.cancelled = client_gone, .cancel_opaque = c,
 	};
 	cix_wire_stderr_next(&c->w, "finding garbage collector roots...\n");
-	if ((r = cix_gc_collect(c->s, &o, &res, err)) < 0) {
+	if ((r = cix_store_collect_garbage(c->s, &o, &res, err)) < 0) {
 		if (r == -ECANCELED && c->settings->debug)
 			fprintf(stderr, "cix-daemon: the client of uid %u hung up: its garbage"
 				" collection was cancelled\n", (unsigned)c->uid);

@@ -174,8 +174,6 @@ int cix_remote_call(struct cix_remote *r, struct cix_err *err)
 int cix_remote_open(const char *socket_path, struct cix_remote **out, struct cix_err *err)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	struct cix_remote *r;
-	uint64_t magic, version, x;
 	int fd, ret;
 
 	if (strlen(socket_path) >= sizeof(addr.sun_path))
@@ -188,6 +186,15 @@ int cix_remote_open(const char *socket_path, struct cix_remote **out, struct cix
 		close(fd);
 		return ret;
 	}
+	return cix_remote_open_fd(fd, socket_path, out, err);
+}
+
+int cix_remote_open_fd(int fd, const char *name, struct cix_remote **out, struct cix_err *err)
+{
+	struct cix_remote *r;
+	uint64_t magic, version;
+	int ret;
+
 	r = xcalloc(1, sizeof(*r));
 	r->fd = fd;
 	r->log_fd = 2;
@@ -201,7 +208,7 @@ int cix_remote_open(const char *socket_path, struct cix_remote **out, struct cix
 		goto fail;
 	}
 	if (magic != CIX_WORKER_MAGIC_2) {
-		ret = cix_error(err, -CIX_EFORMAT, "'%s' does not speak the worker protocol", socket_path);
+		ret = cix_error(err, -CIX_EFORMAT, "'%s' does not speak the worker protocol", name);
 		goto fail;
 	}
 	if ((ret = cix_wire_read_u64(&r->w, &version, err)) < 0)
@@ -226,7 +233,6 @@ int cix_remote_open(const char *socket_path, struct cix_remote **out, struct cix
 		if (ret < 0)
 			goto fail;
 	}
-	(void)x;
 	if ((ret = process_stderr(r, err)) < 0)
 		goto fail;
 	*out = r;

@@ -21,6 +21,13 @@ struct cix_remote {
 
 /* Connect to the daemon's socket and shake hands (protocol 1.34). */
 int cix_remote_open(const char *socket_path, struct cix_remote **out, struct cix_err *err);
+/*
+ * Shake hands over fd, a connection made elsewhere (a socket to
+ * `ssh HOST cix-daemon --stdio`, say), named name in messages; the
+ * connection owns fd from then on, closed by cix_remote_close even when
+ * this fails.
+ */
+int cix_remote_open_fd(int fd, const char *name, struct cix_remote **out, struct cix_err *err);
 void cix_remote_close(struct cix_remote *r);
 
 int cix_remote_is_valid(struct cix_remote *r, const char *path, struct cix_err *err);

@@ -80,6 +80,16 @@ extern const struct cix_store_ops cix_store_local_ops;
 extern const struct cix_store_ops cix_store_daemon_ops;
 
 /*
+ * A store whose daemon answers over fd, a connection made elsewhere (a
+ * socket to `ssh HOST cix-daemon --stdio`: what a store reached over SSH
+ * adds to the daemon's backend is the way it connects), named name in
+ * messages. after_close(opaque), when not NULL, runs once the connection
+ * is closed (the store closed, or this failing): to reap a process.
+ */
+int cix_store_open_connection(int fd, const char *name, void (*after_close)(void *opaque),
+			      void *opaque, struct cix_store **out, struct cix_err *err);
+
+/*
  * For a backend whose queries are round trips: the graph cix_db_graph
  * gives, built from cix_store_references/referrers, one per path of the
  * closure (lib/store-graph.c).
@@ -87,6 +97,10 @@ extern const struct cix_store_ops cix_store_daemon_ops;
 int cix_store_graph_by_queries(struct cix_store *s, const char *const *paths, size_t n,
 			       enum cix_db_edges_mode mode, struct cix_db_graph *g,
 			       struct cix_err *err);
+
+struct cix_remote;
+/* The connection of a daemon's store (cix_store_daemon_ops). */
+struct cix_remote *cix_store_daemon_conn(struct cix_store *s);
 
 /*
  * An export stream into a daemon's store: read and checked whole first

@@ -109,7 +109,7 @@ int cix_daemon_import(struct cix_store *s, cix_source_fn src, void *src_opaque,
 	if (!r)
 		r = check_refs(&ri, err);
 	for (size_t k = 0; !r && k < ri.nr; k++)
-		if (!(r = cix_remote_add_nar(s->backend, &ri.e[k].info, ri.e[k].target, err)) &&
+		if (!(r = cix_remote_add_nar(cix_store_daemon_conn(s), &ri.e[k].info, ri.e[k].target, err)) &&
 		    imported)
 			r = imported(ri.e[k].info.path, opaque);
 	for (size_t k = 0; k < ri.nr; k++) {

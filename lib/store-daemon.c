@@ -9,38 +9,81 @@
 
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-int cix_store_open_daemon(const char *socket_path, struct cix_store **out, struct cix_err *err)
+/* The backend's state: the connection, and what closing it also ends. */
+struct daemon_store {
+	struct cix_remote *conn;
+	void (*after_close)(void *opaque);
+	void *opaque;
+};
+
+/* A store whose daemon answers on conn (NULL: connect to socket_path). */
+static int open_store(const char *socket_path, struct cix_remote *conn,
+		      void (*after_close)(void *), void *opaque, struct cix_store **out,
+		      struct cix_err *err)
 {
 	struct cix_store *s = xcalloc(1, sizeof(*s));
-	struct cix_remote *conn = NULL;
+	struct daemon_store *d = xcalloc(1, sizeof(*d));
 	int r;
 	s->ops = &cix_store_daemon_ops;
+	s->backend = d;
+	d->conn = conn;
+	d->after_close = after_close;
+	d->opaque = opaque;
 	s->store_fd = s->tmp_fd = s->temproots_fd = -1;
 	s->store_dir = xstrdup(cix_store_dir());
 	s->state_dir = xstrdup(cix_state_dir());
 	if ((r = cix_store_dir_check(s->store_dir, err)) < 0 ||
-	    (r = cix_remote_open(socket_path, &conn, err)) < 0) {
+	    (!d->conn && (r = cix_remote_open(socket_path, &d->conn, err)) < 0)) {
 		cix_store_close(s);
 		return r;
 	}
-	s->backend = conn;
 	/* Its files are read here directly (NARs of paths, profiles). */
 	s->store_fd = open(s->store_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	*out = s;
 	return 0;
 }
 
+int cix_store_open_daemon(const char *socket_path, struct cix_store **out, struct cix_err *err)
+{
+	return open_store(socket_path, NULL, NULL, NULL, out, err);
+}
+
+int cix_store_open_connection(int fd, const char *name, void (*after_close)(void *opaque),
+			      void *opaque, struct cix_store **out, struct cix_err *err)
+{
+	struct cix_remote *conn;
+	int r = cix_remote_open_fd(fd, name, &conn, err);
+	if (r < 0) {
+		if (after_close)
+			after_close(opaque);
+		return r;
+	}
+	return open_store(NULL, conn, after_close, opaque, out, err);
+}
+
+struct cix_remote *cix_store_daemon_conn(struct cix_store *s)
+{
+	return ((struct daemon_store *)s->backend)->conn;
+}
+
 static struct cix_remote *conn_of(struct cix_store *s)
 {
-	return s->backend;
+	return cix_store_daemon_conn(s);
 }
 
 static void daemon_close(struct cix_store *s)
 {
-	cix_remote_close(conn_of(s));
+	struct daemon_store *d = s->backend;
+	if (!d)
+		return;
+	cix_remote_close(d->conn);
+	if (d->after_close)
+		d->after_close(d->opaque);
+	free(d);
 	s->backend = NULL;
 }
 

@@ -21,18 +21,12 @@
 struct local_caches {
 	int loaded;
 	char *urls;                   /* what they were loaded for (NULL: cix.conf's) */
-	struct cix_conf conf;
-	struct cix_acl acl;
-	struct cix_substituter *subs;
-	size_t n;
-	struct cix_subst_opts so;
+	struct cix_caches caches;
 };
 
 static void caches_release(struct local_caches *c)
 {
-	cix_substituters_free(c->subs, c->n);
-	cix_acl_release(&c->acl);
-	cix_conf_release(&c->conf);
+	cix_caches_close(&c->caches);
 	free(c->urls);
 	memset(c, 0, sizeof(*c));
 }
@@ -44,24 +38,17 @@ static int same_urls(const char *a, const char *b)
 
 static int caches_load(struct local_caches *c, const char *urls, struct cix_err *err)
 {
-	const char *use;
+	struct cix_conf conf;
 	int r;
 	caches_release(c);
 	c->loaded = 1;
 	c->urls = urls ? xstrdup(urls) : NULL;
-	if ((r = cix_conf_load(cix_conf_file(), &c->conf, err)) < 0)
+	if ((r = cix_conf_load(cix_conf_file(), &conf, err)) < 0)
 		return r;
-	use = urls ? urls : c->conf.substitute_urls;
-	if (!use || !*use)
-		return 0;
-	if ((r = cix_acl_load(&c->acl, err)) < 0 ||
-	    (r = cix_substituters_make(use, &c->acl, &c->subs, &c->n, err)) < 0)
-		return r;
-	c->so.subs = c->subs;
-	c->so.nr_subs = c->n;
-	c->so.positive_ttl = c->conf.narinfo_positive_ttl;
-	c->so.negative_ttl = c->conf.narinfo_negative_ttl;
-	return 0;
+	r = cix_caches_open(&c->caches, urls ? urls : conf.substitute_urls,
+			    conf.narinfo_positive_ttl, conf.narinfo_negative_ttl, -1, err);
+	cix_conf_release(&conf);
+	return r;
 }
 
 /*
@@ -81,9 +68,9 @@ static int with_caches(struct cix_store *s, struct cix_build_opts *o, struct cix
 		caches_release(c);
 		return r;
 	}
-	if (c->n) {
-		c->so.log_fd = o->log_fd;
-		o->subst = &c->so;
+	if (c->caches.n) {
+		c->caches.so.log_fd = o->log_fd;
+		o->subst = &c->caches.so;
 	}
 	return 0;
 }

@@ -493,3 +493,30 @@ int cix_acl_load(struct cix_acl *acl, struct cix_err *err)
 	strbuf_release(&text);
 	return r;
 }
+
+int cix_caches_open(struct cix_caches *c, const char *urls, long positive_ttl,
+		    long negative_ttl, int log_fd, struct cix_err *err)
+{
+	int r;
+	memset(c, 0, sizeof(*c));
+	c->so.log_fd = log_fd;
+	if (!urls || !*urls)
+		return 0;
+	if ((r = cix_acl_load(&c->acl, err)) < 0 ||
+	    (r = cix_substituters_make(urls, &c->acl, &c->subs, &c->n, err)) < 0) {
+		cix_caches_close(c);
+		return r;
+	}
+	c->so.subs = c->subs;
+	c->so.nr_subs = c->n;
+	c->so.positive_ttl = positive_ttl;
+	c->so.negative_ttl = negative_ttl;
+	return 0;
+}
+
+void cix_caches_close(struct cix_caches *c)
+{
+	cix_substituters_free(c->subs, c->n);
+	cix_acl_release(&c->acl);
+	memset(c, 0, sizeof(*c));
+}

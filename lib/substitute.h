@@ -167,4 +167,21 @@ void cix_subst_temp_name(struct cix_store *s, const char *what, struct strbuf *o
  */
 int cix_acl_load(struct cix_acl *acl, struct cix_err *err);
 
+/*
+ * The caches of urls (NULL or empty: none) trusting the keys of the ACL
+ * as it is now (a key revoked since a daemon started is not trusted),
+ * with narinfo TTLs positive_ttl and negative_ttl (0: the defaults), the
+ * options that substituting with them takes in so. What the local store
+ * and the daemon both make before they substitute.
+ */
+struct cix_caches {
+	struct cix_acl acl;
+	struct cix_substituter *subs;
+	size_t n;
+	struct cix_subst_opts so;
+};
+int cix_caches_open(struct cix_caches *c, const char *urls, long positive_ttl,
+		    long negative_ttl, int log_fd, struct cix_err *err);
+void cix_caches_close(struct cix_caches *c);
+
 #endif
