@@ -240,6 +240,8 @@ static int run(struct opts *o)
 		if (o->dry_run)
 			goto done;
 	}
+	/* -r FILE with several results: FILE-0, FILE-1... in the order printed. */
+	k = 0;
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < ts[i].outputs.nr; j++) {
 			puts(ts[i].outputs.v[j]);

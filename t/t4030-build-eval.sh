@@ -332,7 +332,10 @@ test_expect_success STATIC,LOCAL '-r makes a symlink to the result and an indire
 	cix build -r result -f static.scm >out5 &&
 	test "$(readlink result)" = "$(cat out1)" &&
 	ls "$CIX_STATE_DIR"/gcroots/auto/ >roots && test_line_count = 1 roots &&
-	test "$(readlink "$CIX_STATE_DIR/gcroots/auto/$(cat roots)")" = "$TRASH_DIRECTORY/result"
+	test "$(readlink "$CIX_STATE_DIR/gcroots/auto/$(cat roots)")" = "$TRASH_DIRECTORY/result" &&
+	cix build -r two -f static.scm -f static.scm >out6 &&
+	test "$(readlink two-0)" = "$(cat out1)" && test "$(readlink two-1)" = "$(cat out1)" &&
+	! test -e two-2
 '
 
 test_expect_success STATIC 'a failing build fails, says so, and registers nothing' '
