@@ -1,4 +1,4 @@
-;;; compression.scm - (gnu packages compression): gzip, xz, bzip2
+;;; compression.scm - (gnu packages compression): gzip, xz, bzip2, zlib
 ;;; SPDX-License-Identifier: GPL-3.0-or-later
 (define-module (gnu packages compression)
   #:use-module (guix packages)
@@ -6,8 +6,9 @@
   #:use-module (guix build-system gnu)
   ;; bzip2 is the package here; its license is license:bzip2.
   #:use-module ((guix licenses)
-                #:select (gpl3+ gpl2+ lgpl2.1+ public-domain (bzip2 . license:bzip2)))
-  #:export (gzip xz bzip2))
+                #:select (gpl3+ gpl2+ lgpl2.1+ public-domain (bzip2 . license:bzip2)
+                          (zlib . license:zlib)))
+  #:export (gzip xz bzip2 zlib))
 
 (define gzip
   (package
@@ -95,3 +96,27 @@ than gzip, more slowly.  The package has the bzip2, bunzip2, bzcat and
 bzip2recover commands, and libbzip2, the library behind them.")
     (home-page "https://sourceware.org/bzip2/")
     (license license:bzip2)))
+
+(define zlib
+  (package
+    (name "zlib")
+    (version "1.2.13")
+    ;; Debian's orig tarball (1.2.13.dfsg: upstream's release with the
+    ;; contrib/ directory and other non-free or unused files removed), not
+    ;; upstream's zlib-1.2.13.tar.gz byte for byte; the library is the same.
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "https://zlib.net/fossils/zlib-" version ".dfsg.tar.bz2"))
+              (sha256
+               (base32 "18dh3a6pa1hz765y9asv3qbk3plva979mdw3bw9fy01wgsabgzki"))))
+    (build-system gnu-build-system)
+    ;; Its own configure script (not Autoconf's) takes --prefix, which is
+    ;; all gnu-build gives it; make check runs the example and minigzip
+    ;; programs against the static and the shared library.
+    (synopsis "The DEFLATE compression library")
+    (description
+     "zlib is a library implementing the DEFLATE compression method of
+gzip and PNG, with the zlib and gzip stream formats: nearly every program
+that reads or writes compressed data links it.")
+    (home-page "https://zlib.net/")
+    (license license:zlib)))
