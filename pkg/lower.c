@@ -6,11 +6,9 @@
 #include "quote.h"
 #include "store-path.h"
 #include "strbuf.h"
-#include "nar.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static int load_drv(void *data, const char *drv_path, struct cix_drv **out, struct cix_err *err)
 {
