@@ -28,6 +28,7 @@
 #define ELF_MAX_NEEDED 4096
 #define ELF_MAX_RUNPATH 4096
 #define ELF_MAX_STRING 65536
+#define ELF_MAX_BUILD_ID 64
 
 struct elf_dyninfo {
 	int elf_class;		/* 32 or 64 */
@@ -42,6 +43,7 @@ struct elf_dyninfo {
 	int has_runpath;	/* 1 DT_RUNPATH, 2 DT_RPATH only, 0 neither */
 	uint64_t runpath_offset;	/* where that string is in the file */
 	size_t runpath_len;		/* and its length, without its NUL */
+	char build_id[2 * ELF_MAX_BUILD_ID + 1];	/* hex; "" when none */
 };
 
 /* Whether buf starts with the ELF magic. */

@@ -244,6 +244,42 @@ static int read_dynamic(const struct elf_img *img, struct elf_dyninfo *info,
 	return 0;
 }
 
+/*
+ * The GNU build ID (NT_GNU_BUILD_ID, as ld --build-id writes it) in the
+ * notes of the PT_NOTE segment ph, as hex in info->build_id, if there is
+ * one of a sane size. Notes are 4-byte aligned in both classes.
+ */
+static void read_build_id(const struct elf_img *img, const struct phdr *ph,
+			  struct elf_dyninfo *info)
+{
+	uint64_t off = ph->offset, end;
+	static const char hex[] = "0123456789abcdef";
+
+	if (!in_bounds(img, ph->offset, ph->filesz))
+		return;
+	end = ph->offset + ph->filesz;
+	while (end - off >= 12) {
+		uint64_t namesz = get_n(img, off, 4), descsz = get_n(img, off + 4, 4);
+		uint64_t type = get_n(img, off + 8, 4);
+		uint64_t name = off + 12, desc = name + ((namesz + 3) & ~3ULL);
+		if (namesz > end - name || descsz > end - desc ||
+		    ((namesz + 3) & ~3ULL) > end - name)
+			return;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(img->buf + name, "GNU", 4) &&
+		    descsz >= 8 && descsz <= ELF_MAX_BUILD_ID) {
+			for (uint64_t i = 0; i < descsz; i++) {
+				info->build_id[2 * i] = hex[img->buf[desc + i] >> 4];
+				info->build_id[2 * i + 1] = hex[img->buf[desc + i] & 15];
+			}
+			info->build_id[2 * descsz] = 0;
+			return;
+		}
+		if (((descsz + 3) & ~3ULL) > end - desc)
+			return;
+		off = desc + ((descsz + 3) & ~3ULL);
+	}
+}
+
 int elf_read_dyninfo(const unsigned char *buf, size_t len, struct elf_dyninfo *info,
 		     char *err, size_t errlen)
 {
@@ -306,6 +342,8 @@ int elf_read_dyninfo(const unsigned char *buf, size_t len, struct elf_dyninfo *i
 				return fail(err, errlen, "two PT_INTERP segments");
 			if (!ph.filesz || !(info->interp = get_string(&img, ph.offset, ph.filesz)))
 				return fail(err, errlen, "bad PT_INTERP segment");
+		} else if (ph.type == PT_NOTE && !info->build_id[0]) {
+			read_build_id(&img, &ph, info);
 		} else if (ph.type == PT_DYNAMIC) {
 			if (dynph)
 				return fail(err, errlen, "two PT_DYNAMIC segments");

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The kind of the regular file name in dirfd, by its magic. */
@@ -83,6 +84,55 @@ static int mkdir_parents(const char *file, char *err, size_t errlen)
 	return ret;
 }
 
+/* The GNU build ID of the ELF file f, in hex, into id ("" when none). */
+static void build_id_of(const char *f, char id[2 * ELF_MAX_BUILD_ID + 1])
+{
+	struct elf_dyninfo info;
+	struct stat st;
+	void *map;
+	int fd = open(f, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	id[0] = 0;
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size >= 4 &&
+	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) != MAP_FAILED) {
+		if (!elf_read_dyninfo(map, (size_t)st.st_size, &info, NULL, 0))
+			memcpy(id, info.build_id, sizeof(info.build_id));
+		elf_dyninfo_free(&info);
+		munmap(map, (size_t)st.st_size);
+	}
+	close(fd);
+}
+
+/*
+ * DEBUG/lib/debug/.build-id/XX/REST.debug, a link to dbg (DEBUG/lib/debug
+ * + the file's own name + .debug), when f has a build ID: how GDB finds the
+ * debugging information of a program by its ID, whatever its file's name.
+ */
+static int link_build_id(const char *f, const char *debug, const char *dbg, char *err,
+			 size_t errlen)
+{
+	char id[2 * ELF_MAX_BUILD_ID + 1];
+	char *link, *target;
+	int ret;
+
+	build_id_of(f, id);
+	if (!id[0])
+		return 0;
+	link = gb_xasprintf("%s/lib/debug/.build-id/%.2s/%s.debug", debug, id, id + 2);
+	/* From lib/debug/.build-id/XX/ back up to lib/debug/. */
+	target = gb_xasprintf("../..%s", dbg + strlen(debug) + strlen("/lib/debug"));
+	ret = mkdir_parents(link, err, errlen);
+	if (!ret && symlink(target, link) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create '%s': %s", gb_quote(link), strerror(errno));
+		ret = -1;
+	}
+	free(link);
+	free(target);
+	return ret;
+}
+
 /* The programs strip_one runs: "strip" and "objcopy", or the target's when cross-building. */
 static char *strip_prog, *objcopy_prog;
 
@@ -117,6 +167,8 @@ static int strip_one(const char *f, int elf, const char *debug, char *err, size_
 			ret = gb_run(strip, err, errlen);
 		if (!ret)
 			ret = gb_run(add, err, errlen);
+		if (!ret)
+			ret = link_build_id(f, debug, dbg, err, errlen);
 		free(dbg);
 		free(link);
 	} else {

@@ -250,6 +250,17 @@ test_expect_success BUILDER 'a debug output gets the .debug files and the debug 
 	"$S/out/bin/hello"
 '
 
+test_expect_success BUILDER 'the debug files are found by build ID too, as GDB looks them up' '
+	id=$(readelf -n "$S/out/bin/hello" | sed -n "s/^ *Build ID: //p") &&
+	test -n "$id" &&
+	link="$S/debug/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug" &&
+	test -L "$link" &&
+	case $(readlink "$link") in ../../*) ;; *) false ;; esac &&
+	test "$(cd "${link%/*}" && cd "$(dirname "$(readlink "$link")")" && pwd -P)/hello.debug" = \
+		"$(cd "$S/debug/lib/debug$S/out/bin" && pwd -P)/hello.debug" &&
+	cmp "$link" "$S/debug/lib/debug$S/out/bin/hello.debug"
+'
+
 test_expect_success BUILDER 'stripBinaries off keeps the symbols' '
 	run_build stripBinaries= &&
 	readelf -S "$S/out/bin/hello" | grep -q "\.symtab" &&

@@ -35,7 +35,7 @@ if [ -n "${extra:-}" ]; then
 fi
 
 # patchelf is itself dynamic: run a copy of it, and of the libraries it needs,
-# through the loader, never the files it rewrites (bootstrap.md, pitfall 8).
+# through the loader, never the files it rewrites (doc/bootstrap.md, pitfall 8).
 $bb cp "$out/usr/bin/patchelf" "$libdir/libc.so.6" "$libdir/libm.so.6" \
 	"$libdir/libgcc_s.so.1" "$out/usr/lib/x86_64-linux-gnu/libstdc++.so.6" "$ld" "$tmp/"
 n=0

@@ -3,9 +3,9 @@
 (define-module (guix licenses)
   #:use-module (srfi srfi-9)
   #:export (license? license-name license-uri license-comment
-            agpl3 agpl3+ asl2.0 bsd-2 bsd-3 bsd-4 expat fdl1.3+ gpl1 gpl1+
+            agpl3 agpl3+ artistic2.0 asl2.0 bsd-2 bsd-3 bsd-4 expat fdl1.3+ gpl1 gpl1+
             gpl2 gpl2+ gpl3 gpl3+ isc lgpl2.0 lgpl2.0+ lgpl2.1 lgpl2.1+
-            lgpl3 lgpl3+ mpl2.0 public-domain x11 zlib bzip2 openssl
+            lgpl3 lgpl3+ mpl2.0 psfl public-domain x11 zlib bzip2 openssl
             non-copyleft))
 
 (define-record-type <license>
@@ -20,6 +20,7 @@
 
 (define-license agpl3 "AGPL 3" "https://gnu.org/licenses/agpl.html")
 (define-license agpl3+ "AGPL 3+" "https://gnu.org/licenses/agpl.html")
+(define-license artistic2.0 "Artistic License 2.0" "http://www.perlfoundation.org/artistic_license_2_0")
 (define-license asl2.0 "ASL 2.0" "http://directory.fsf.org/wiki/License:Apache2.0")
 (define-license bsd-2 "FreeBSD" "http://directory.fsf.org/wiki/License:FreeBSD")
 (define-license bsd-3 "Modified BSD" "http://directory.fsf.org/wiki/License:BSD_3Clause")
@@ -40,6 +41,7 @@
 (define-license lgpl3 "LGPL 3" "https://www.gnu.org/licenses/lgpl.html")
 (define-license lgpl3+ "LGPL 3+" "https://www.gnu.org/licenses/lgpl.html")
 (define-license mpl2.0 "MPL 2.0" "http://directory.fsf.org/wiki/License:MPLv2.0")
+(define-license psfl "Python Software Foundation License" "http://docs.python.org/license.html")
 (define-license public-domain "Public Domain" "http://directory.fsf.org/wiki/License:PublicDomain")
 (define-license x11 "X11" "http://directory.fsf.org/wiki/License:X11")
 (define-license zlib "Zlib" "http://www.gzip.org/zlib/zlib_license.html")
