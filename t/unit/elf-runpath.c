@@ -273,6 +273,65 @@ static uint32_t rnd(void)
 	return rnd_state;
 }
 
+/*
+ * The note segment in place of PT_INTERP: one note of owner GNU (or
+ * owner), type t, descsz bytes 0, 1, 2..., the segment filesz long.
+ */
+static void synth_note(struct img *m, int is64, int be, const char *owner, unsigned t,
+		       unsigned descsz, uint64_t filesz)
+{
+	uint64_t dyn[] = { DT_STRTAB, VBASE + STRTAB, DT_STRSZ, sizeof(strtab) };
+	size_t o = PHOFF + (is64 ? 56 : 32), i;
+
+	synth(m, is64, be, dyn, 2);
+	memset(m->b + INTERP, 0, STRTAB - INTERP);
+	put(m, o, 4, PT_NOTE);
+	put(m, is64 ? o + 32 : o + 16, is64 ? 8 : 4, filesz);
+	put(m, INTERP, 4, 4);
+	put(m, INTERP + 4, 4, descsz);
+	put(m, INTERP + 8, 4, t);
+	memcpy(m->b + INTERP + 12, owner, 4);
+	for (i = 0; i < descsz && INTERP + 16 + i < STRTAB; i++)
+		m->b[INTERP + 16 + i] = (unsigned char)i;
+}
+
+static void test_build_id(void)
+{
+	struct elf_dyninfo info;
+	struct img m;
+	char err[200];
+	int is64;
+
+	for (is64 = 0; is64 < 2; is64++) {
+		synth_note(&m, is64, is64, "GNU", NT_GNU_BUILD_ID, 20, 36);
+		is_int(parse(&m, &info, err), 0, "build ID (%d-bit): parsed", is64 ? 64 : 32);
+		is_str(info.build_id, "000102030405060708090a0b0c0d0e0f10111213",
+		       "build ID (%d-bit): its 20 bytes in hex", is64 ? 64 : 32);
+		elf_dyninfo_free(&info);
+		free(m.b);
+	}
+	synth_note(&m, 1, 0, "XYZ", NT_GNU_BUILD_ID, 20, 36);
+	parse(&m, &info, err);
+	is_str(info.build_id, "", "a note of another owner is no build ID");
+	elf_dyninfo_free(&info);
+	free(m.b);
+	synth_note(&m, 1, 0, "GNU", NT_GNU_BUILD_ID, 20, 30);
+	parse(&m, &info, err);
+	is_str(info.build_id, "", "a build ID past its segment's end is not read");
+	elf_dyninfo_free(&info);
+	free(m.b);
+	synth_note(&m, 1, 0, "GNU", NT_GNU_BUILD_ID, 0xffffffffu, 36);
+	parse(&m, &info, err);
+	is_str(info.build_id, "", "a descsz of 4 GiB is refused, not wrapped");
+	elf_dyninfo_free(&info);
+	free(m.b);
+	synth_note(&m, 1, 0, "GNU", NT_GNU_BUILD_ID, 100, 0x100);
+	parse(&m, &info, err);
+	is_str(info.build_id, "", "a build ID longer than 64 bytes is refused");
+	elf_dyninfo_free(&info);
+	free(m.b);
+}
+
 static void test_host_file(const char *path)
 {
 	struct elf_dyninfo info;
@@ -342,6 +401,7 @@ int main(void)
 	test_synthetic(0, 0);
 	test_synthetic(0, 1);
 	test_header_attacks();
+	test_build_id();
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n > 0) {
 		self[n] = 0;
