@@ -25,6 +25,28 @@
   (or (string? x)
       (error (format #f "modify-phases: a phase is a shell snippet (a string), not ~s" x))))
 
+;;; #:phases as Guix's packages write them in quoted arguments: the form
+;;; (modify-phases %standard-phases CLAUSE...), not yet run, done here.
+(define (phases-form x)
+  (define (clause phases c)
+    (define (fail)
+      (error (format #f "modify-phases: a clause is (delete 'NAME), (replace 'NAME SNIPPET), (add-before 'NAME 'NEW SNIPPET) or (add-after 'NAME 'NEW SNIPPET), not ~s" c)))
+    (unless (and (list? c) (pair? c)) (fail))
+    (case (car c)
+      ((delete) (if (= (length c) 2) (%delete phases (cadr c)) (fail)))
+      ((replace) (if (= (length c) 3) (%replace phases (cadr c) (caddr c)) (fail)))
+      ((add-before add-after)
+       (if (= (length c) 4)
+           (%add phases (cadr c) (caddr c) (cadddr c) (eq? (car c) 'add-before))
+           (fail)))
+      (else (fail))))
+  (if (and (pair? x) (eq? (car x) 'modify-phases) (list? x) (pair? (cdr x)))
+      (fold (lambda (c phases) (clause phases c))
+            (let ((base (phases-form (cadr x))))
+              (if (eq? base '%standard-phases) %standard-phases base))
+            (cddr x))
+      x))
+
 ;;; (modify-phases PHASES (delete 'NAME) (replace 'NAME SNIPPET)
 ;;;                (add-before 'NAME 'NEW SNIPPET) (add-after 'NAME 'NEW SNIPPET) ...)
 ;;; The clauses' keywords are matched by name, not by binding: a package
@@ -92,8 +114,11 @@
        #:parallel-tests? #:out-of-source? #:strip-binaries? #:validate-runpath?
        #:phases #:implicit-inputs? #:bin-sh)
      location))
-  (define (arg key default) (let ((p (assq key args))) (if p (cdr p) default)))
-  (define phases (arg #:phases %standard-phases))
+  ;; Each value as Guix's packages may write it, quoted build-side code.
+  (define (arg key default)
+    (let ((p (assq key args)))
+      (if p (build-side-value (string-append "#:" (symbol->string (keyword->symbol key))) (cdr p)) default)))
+  (define phases (phases-form (arg #:phases %standard-phases)))
   (unless (and (list? phases)
                (every (lambda (p)
                         (or (symbol? p)
