@@ -46,6 +46,36 @@ test_expect_success APTSRC 'bad arguments and unknown packages fail cleanly' '
 	"$FM" --help >help && grep "sha256/<base16 sha256" help
 '
 
+test_expect_success 'the deb-src entries for another release: only those of the system'"'"'s own, with it in their stead' '
+	cat >one.list <<-\EOF &&
+	deb http://example.invalid/debian bookworm main
+	deb [signed-by=/k.gpg] http://example.invalid/debian bookworm main contrib
+	deb http://example.invalid/debian-security bookworm-security main
+	EOF
+	printf "%s\n" "Types: deb" "URIs: http://example.invalid/debian" \
+		"Suites: bookworm bookworm-updates" "Components: main" "" \
+		"Types: deb" "URIs: http://example.invalid/debian-security" \
+		"Suites: bookworm-security" "Components: main" >two.sources &&
+	own=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}") &&
+	test -n "$own" &&
+	sed -i "s/bookworm/$own/g" one.list two.sources &&
+	# (a bash library: the scripts that source it are bash scripts)
+	bash -c ". \"\$1\" &&
+		debian_src_entries list one.list trixie >one.out &&
+		debian_src_entries sources two.sources trixie >two.out &&
+		debian_src_entries list one.list \"\" >one.all" - \
+		"$CIX_SRC_DIR/scripts/debian-source.sh" &&
+	cat >one.expect <<-\EOF &&
+	deb-src http://example.invalid/debian trixie main
+	deb-src [signed-by=/k.gpg] http://example.invalid/debian trixie main contrib
+	EOF
+	test_cmp one.expect one.out &&
+	grep -x "Types: deb-src" two.out && grep -x "Suites: trixie" two.out &&
+	grep -x "URIs: http://example.invalid/debian" two.out &&
+	! grep security two.out &&
+	test_line_count = 3 one.all && ! grep "^deb " one.all
+'
+
 test_private_store
 N="local?store=$CIX_STORE_DIR&real=$TRASH_DIRECTORY/nixreal&state=$TRASH_DIRECTORY/nixstate&log=$TRASH_DIRECTORY/nixlog"
 

@@ -1,4 +1,4 @@
-;;; compression.scm - (gnu packages compression): gzip, xz, bzip2, zlib
+;;; compression.scm - (gnu packages compression): gzip, xz, bzip2, zlib, zstd and others
 ;;; SPDX-License-Identifier: GPL-3.0-or-later
 (define-module (gnu packages compression)
   #:use-module (guix packages)
@@ -6,9 +6,9 @@
   #:use-module (guix build-system gnu)
   ;; bzip2 is the package here; its license is license:bzip2.
   #:use-module ((guix licenses)
-                #:select (gpl3+ gpl2+ lgpl2.1+ public-domain (bzip2 . license:bzip2)
-                          (zlib . license:zlib)))
-  #:export (gzip xz bzip2 zlib))
+                #:select (gpl3+ gpl2+ gpl2 lgpl2.1+ bsd-2 bsd-3 public-domain
+                          (bzip2 . license:bzip2) (zlib . license:zlib)))
+  #:export (gzip xz bzip2 zlib zstd lz4 lzip lzo sharutils))
 
 (define gzip
   (package
@@ -120,3 +120,118 @@ gzip and PNG, with the zlib and gzip stream formats: nearly every program
 that reads or writes compressed data links it.")
     (home-page "https://zlib.net/")
     (license license:zlib)))
+
+(define zstd
+  (package
+    (name "zstd")
+    (version "1.5.4")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "https://github.com/facebook/zstd/releases/download/v" version
+                                  "/zstd-" version "+dfsg2.tar.xz"))
+              ;; Debian's libzstd_1.5.4+dfsg2.orig.tar.xz: upstream's release less
+              ;; some files Debian does not take (prebuilt binaries, a few contrib
+              ;; parts), so not upstream's file byte for byte.
+              (sha256
+               (base32 "0lwrq606icgww9dqnk7nvmdl6vd6xcq6539c0n6k9v3pbsvbpx4c"))))
+    (build-system gnu-build-system)
+    ;; A plain Makefile.  Its test suite (make check: the command's round
+    ;; trips, fuzzers and the library's unit tests) runs for an hour: the
+    ;; short one (tests/playTests.sh through make test-zstd) runs here.
+    (arguments
+     (list #:make-flags '("PREFIX=${out}" "CC=gcc")
+           #:test-target "-C tests test-zstd"
+           #:phases (modify-phases %standard-phases (delete 'configure))))
+    (synopsis "Zstandard, fast lossless compression")
+    (description
+     "Zstandard compresses about as well as zlib at its best, much faster,
+and offers higher ratios at lower speeds and dictionaries for small
+data. The package has the zstd command and libzstd; cix compresses its
+archives with it.")
+    (home-page "https://facebook.github.io/zstd/")
+    (license (list bsd-3 gpl2))))
+
+(define lz4
+  (package
+    (name "lz4")
+    (version "1.9.4")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "https://github.com/lz4/lz4/releases/download/v" version
+                                  "/lz4-" version ".tar.gz"))
+              ;; Debian's orig tarball of this version is upstream's file.
+              (sha256
+               (base32 "0jz5w23ykwsp54kza3qaljyn45bswgvvv0mh83gks1lcgjh3l3hb"))))
+    (build-system gnu-build-system)
+    ;; A plain Makefile.  Its full suite (make check) takes long: the
+    ;; command's own tests (make -C tests test-lz4) run here.
+    (arguments
+     (list #:make-flags '("PREFIX=${out}" "CC=gcc")
+           #:test-target "-C tests test-lz4"
+           #:phases (modify-phases %standard-phases (delete 'configure))))
+    (synopsis "Very fast lossless compression (LZ4)")
+    (description
+     "LZ4 compresses at hundreds of megabytes a second and decompresses
+faster still, at lower ratios than gzip: the lz4 command and liblz4.")
+    (home-page "https://lz4.github.io/lz4/")
+    (license (list bsd-2 gpl2+))))
+
+(define lzip
+  (package
+    (name "lzip")
+    (version "1.23")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "mirror://savannah/lzip/lzip-" version ".tar.xz"))
+              ;; Debian's lzip_1.23.orig.tar.xz: upstream's .tar.gz recompressed with xz.
+              (sha256
+               (base32 "0z0lfj2w85zh1kr29kr4gsi89d5c87kvr1v1gl2bg72p0kidhsfj"))))
+    (build-system gnu-build-system)
+    ;; Its own configure script; make check runs its suite.
+    (arguments
+     (list #:configure-flags '("CXX=g++")))
+    (synopsis "Lossless compression of the lzip format (LZMA)")
+    (description
+     "Lzip compresses data with LZMA into a simple, integrity-checked format
+fit for archiving; GNU projects publish .tar.lz tarballs in it.")
+    (home-page "https://www.nongnu.org/lzip/lzip.html")
+    (license gpl2+)))
+
+(define lzo
+  (package
+    (name "lzo")
+    (version "2.10")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "https://www.oberhumer.com/opensource/lzo/download/lzo-" version ".tar.gz"))
+              ;; Debian's orig tarball of this version is upstream's file.
+              (sha256
+               (base32 "0wm04519pd3g8hqpjqhfr72q8qmbiwqaxcs3cndny9h86aa95y60"))))
+    (build-system gnu-build-system)
+    (arguments
+     (list #:configure-flags '("--enable-shared" "--disable-static")))
+    (synopsis "Real-time data compression library (LZO)")
+    (description
+     "LZO is a library of very fast compression with decompression that
+needs no memory: for file systems, backup tools and network streams.")
+    (home-page "https://www.oberhumer.com/opensource/lzo/")
+    (license gpl2+)))
+
+(define sharutils
+  (package
+    (name "sharutils")
+    (version "4.15.2")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "mirror://gnu/sharutils/sharutils-" version ".tar.xz"))
+              ;; Debian's orig tarball of this version is upstream's file.
+              (sha256
+               (base32 "16isapn8f39lnffc3dp4dan05b7x6mnc76v6q5nn8ysxvvvwy19b"))))
+    (build-system gnu-build-system)
+    (synopsis "Shell archives and uuencoded files")
+    (description
+     "GNU sharutils makes and unpacks shell archives (shar), which rebuild
+files when run by sh, and encodes binary files as text with uuencode
+and uudecode.")
+    (home-page "https://www.gnu.org/software/sharutils/")
+    (license gpl3+)))

@@ -6,7 +6,7 @@
             agpl3 agpl3+ artistic2.0 asl2.0 bsd-2 bsd-3 bsd-4 expat fdl1.3+ gpl1 gpl1+
             gpl2 gpl2+ gpl3 gpl3+ isc lgpl2.0 lgpl2.0+ lgpl2.1 lgpl2.1+
             lgpl3 lgpl3+ mpl2.0 psfl public-domain x11 zlib bzip2 openssl
-            non-copyleft))
+            non-copyleft bsd-style x11-style))
 
 (define-record-type <license>
   (license name uri comment)
@@ -50,3 +50,9 @@
 
 (define* (non-copyleft uri #:optional (comment ""))
   (license "non-copyleft" uri comment))
+
+(define* (bsd-style uri #:optional (comment ""))
+  (license "BSD-style" uri comment))
+
+(define* (x11-style uri #:optional (comment ""))
+  (license "X11-style" uri comment))

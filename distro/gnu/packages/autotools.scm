@@ -1,0 +1,89 @@
+;;; autotools.scm - (gnu packages autotools): Autoconf, Automake, Libtool
+;;; SPDX-License-Identifier: GPL-3.0-or-later
+(define-module (gnu packages autotools)
+  #:use-module (guix packages)
+  #:use-module (guix download)
+  #:use-module (guix build-system gnu)
+  #:use-module (guix licenses)
+  #:use-module (gnu packages m4)
+  #:use-module (gnu packages perl)
+  #:export (autoconf automake libtool))
+
+(define autoconf
+  (package
+    (name "autoconf")
+    (version "2.71")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "mirror://gnu/autoconf/autoconf-" version ".tar.gz"))
+              ;; Debian's autoconf_2.71.orig.tar.gz is upstream's file.
+              (sha256
+               (base32 "071ayjz4m7ca5ci8cmh1h0z11093ahn09sa1rc9yyagm1fnpa423"))))
+    (build-system gnu-build-system)
+    ;; autoconf and autoheader run m4 and perl when they run.
+    (inputs (list perl m4))
+    (arguments
+     ;; 500 Autotest groups, run in parallel.
+     (list #:make-flags '("TESTSUITEFLAGS=-j2")))
+    (synopsis "Generator of configure scripts")
+    (description
+     "GNU Autoconf turns configure.ac, a description of what a package
+needs of the system it is built on, into a portable shell script,
+configure, that finds it out and writes the Makefiles and config.h.")
+    (home-page "https://www.gnu.org/software/autoconf/")
+    (license gpl3+)))
+
+(define automake
+  (package
+    (name "automake")
+    (version "1.16.5")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "mirror://gnu/automake/automake-" version ".tar.xz"))
+              ;; Debian's automake-1.16_1.16.5.orig.tar.xz is upstream's file.
+              (sha256
+               (base32 "0sdl32qxdy7m06iggmkkvf7j520rmmgbsjzbm7fgnxwxdp6mh7gh"))))
+    (build-system gnu-build-system)
+    (inputs (list perl autoconf))
+    ;; aclocal finds the macros of the packages in a profile.
+    (native-search-paths
+     (list (search-path-specification
+            (variable "ACLOCAL_PATH")
+            (files '("share/aclocal")))))
+    ;; Its suite is 2,700 shell scripts; they need a C compiler, which the
+    ;; tool chain gives, and skip what is missing (Fortran, Java, Python,
+    ;; Vala, ...).
+    (synopsis "Generator of Makefile.in files that follow the GNU standards")
+    (description
+     "GNU Automake turns Makefile.am, a short statement of what a package
+builds and installs, into a Makefile.in that configure completes: with
+the standard targets (all, install, check, dist, distcheck), dependency
+tracking and support for Libtool, Gettext and more.")
+    (home-page "https://www.gnu.org/software/automake/")
+    (license gpl2+)))
+
+(define libtool
+  (package
+    (name "libtool")
+    (version "2.4.7")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "mirror://gnu/libtool/libtool-" version ".tar.xz"))
+              ;; Debian's libtool_2.4.7.orig.tar.xz is not upstream's file
+              ;; byte for byte (Debian makes it from the release's tree).
+              (sha256
+               (base32 "12hjax5wcqv4vbxpzy9yfbjjrvbh6hb3zbgfgj80icir0hkpwqyx"))))
+    (build-system gnu-build-system)
+    (native-inputs (list autoconf automake))
+    (propagated-inputs (list m4))   ; libtoolize runs it
+    (inputs (list perl))
+    (arguments
+     (list #:make-flags '("TESTSUITEFLAGS=-j2")))
+    (synopsis "Generic interface to building shared libraries")
+    (description
+     "GNU Libtool hides the differences between systems in building and
+using shared libraries behind one interface (libtool, .la files), used by
+the Makefiles that Automake writes, and ships libltdl, a portable
+interface to loading modules at run time.")
+    (home-page "https://www.gnu.org/software/libtool/")
+    (license gpl3+)))

@@ -1,0 +1,30 @@
+;;; libevent.scm - (gnu packages libevent): event notification
+;;; SPDX-License-Identifier: GPL-3.0-or-later
+(define-module (gnu packages libevent)
+  #:use-module (guix packages)
+  #:use-module (guix download)
+  #:use-module (guix build-system gnu)
+  #:use-module ((guix licenses) #:select (bsd-3))
+  #:export (libevent))
+
+(define libevent
+  (package
+    (name "libevent")
+    (version "2.1.12")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "https://github.com/libevent/libevent/releases/download/release-" version "-stable/libevent-" version "-stable.tar.gz"))
+              ;; Debian's orig tarball of this version is upstream's file.
+              (sha256
+               (base32 "1fq30imk8zd26x8066di3kpc5zyfc5z6frr3zll685zcx4dxxrlj"))))
+    (build-system gnu-build-system)
+    ;; No OpenSSL in the distribution: libevent_openssl is not built.
+    (arguments
+     (list #:configure-flags '("--disable-openssl" "--disable-static")))
+    (synopsis "Event notification library")
+    (description
+     "libevent calls a function when an event happens on a file descriptor,
+a signal arrives or a timeout expires, over epoll, poll or select,
+with buffered network I/O, DNS and HTTP on top. tmux is built on it.")
+    (home-page "https://libevent.org/")
+    (license bsd-3)))

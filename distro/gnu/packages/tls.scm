@@ -1,0 +1,92 @@
+;;; tls.scm - (gnu packages tls): GnuTLS, with libtasn1; Nettle
+;;; SPDX-License-Identifier: GPL-3.0-or-later
+(define-module (gnu packages tls)
+  #:use-module (guix packages)
+  #:use-module (guix download)
+  #:use-module (guix build-system gnu)
+  #:use-module ((guix licenses) #:select (lgpl2.1+ lgpl3+ gpl2+))
+  #:use-module (gnu packages m4)
+  #:use-module (gnu packages multiprecision)
+  #:use-module (gnu packages libunistring)
+  #:use-module (gnu packages compression)
+  #:use-module (gnu packages pkg-config)
+  #:export (libtasn1 nettle gnutls))
+
+(define libtasn1
+  (package
+    (name "libtasn1")
+    (version "4.19.0")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "mirror://gnu/libtasn1/libtasn1-" version ".tar.gz"))
+              ;; Debian's libtasn1-6_4.19.0.orig.tar.gz is upstream's file.
+              (sha256
+               (base32 "0yizlr2y6gfjh86v68qw5wjcfg16arnw1f731kndd17l3jng04qn"))))
+    (build-system gnu-build-system)
+    (synopsis "Library for ASN.1 and its DER encoding")
+    (description
+     "GNU Libtasn1 reads ASN.1 definitions and encodes and decodes data
+in DER, the encoding of X.509 certificates: GnuTLS builds on it.")
+    (home-page "https://www.gnu.org/software/libtasn1/")
+    (license lgpl2.1+)))
+
+(define nettle
+  (package
+    (name "nettle")
+    (version "3.8.1")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "mirror://gnu/nettle/nettle-" version ".tar.gz"))
+              ;; Debian's nettle_3.8.1.orig.tar.gz is upstream's file.
+              (sha256
+               (base32 "1znb87fi4gd2jkwbca74fl64pr9lr0cm5i6p7zlcszfdfwmkwkrn"))))
+    (build-system gnu-build-system)
+    (native-inputs (list m4))
+    ;; libhogweed (the public-key half) is built on GMP; its headers
+    ;; include gmp.h.
+    (propagated-inputs (list gmp))
+    (arguments
+     ;; Libraries in lib/, not lib64/; code for every x86-64, chosen at
+     ;; run time.
+     (list #:configure-flags '("--libdir=${out}/lib" "--enable-fat"
+                               "LDFLAGS=-Wl,-rpath=${out}/lib")))
+    (synopsis "Low-level cryptographic library")
+    (description
+     "Nettle is a cryptographic library of small pieces that fit any
+context: hash functions, ciphers, MACs, AEAD modes, and (in libhogweed,
+on GMP) RSA, DSA and elliptic curves.  GnuTLS uses it for all its
+cryptography.")
+    (home-page "https://www.lysator.liu.se/~nisse/nettle/")
+    (license (list lgpl3+ gpl2+))))
+
+(define gnutls
+  (package
+    (name "gnutls")
+    (version "3.7.9")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "mirror://gnupg/gnutls/v3.7/gnutls-" version ".tar.xz"))
+              ;; Debian's gnutls28_3.7.9.orig.tar.xz is upstream's file.
+              (sha256
+               (base32 "0i6qckzjk56lxnh3bpzl7p3jxm9yxkimkcw7a4aynm5xrlb3985a"))))
+    (build-system gnu-build-system)
+    (native-inputs (list pkg-config))
+    (inputs (list libunistring zlib))
+    ;; gnutls.pc names them in Requires.private, and its headers need
+    ;; nettle's for some functions.
+    (propagated-inputs (list nettle libtasn1))
+    (arguments
+     ;; No p11-kit (PKCS #11 modules) nor a system trust store: programs
+     ;; give their CA files (GnuTLS's own default would be /etc/ssl).
+     ;; Skipped by its suite: the tests that need datefudge or faketime,
+     ;; softhsm, or the network.
+     (list #:configure-flags
+           '("--without-p11-kit" "--disable-doc" "--disable-guile"
+             "--with-default-trust-store-file=/etc/ssl/certs/ca-certificates.crt")))
+    (synopsis "Transport Layer Security library")
+    (description
+     "GnuTLS implements TLS 1.3 and earlier, DTLS, X.509 and OpenPGP
+certificates, and the protocols around them (OCSP, PKCS #12), behind a
+simple C interface, with the gnutls-cli and certtool programs.")
+    (home-page "https://www.gnutls.org/")
+    (license lgpl2.1+)))

@@ -1,0 +1,26 @@
+;;; web.scm - (gnu packages web): libraries of web formats
+;;; SPDX-License-Identifier: GPL-3.0-or-later
+(define-module (gnu packages web)
+  #:use-module (guix packages)
+  #:use-module (guix download)
+  #:use-module (guix build-system gnu)
+  #:use-module ((guix licenses) #:select (expat))
+  #:export (libyaml))
+
+(define libyaml
+  (package
+    (name "libyaml")
+    (version "0.2.5")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "https://pyyaml.org/download/libyaml/yaml-" version ".tar.gz"))
+              ;; Debian's orig tarball of this version is upstream's file.
+              (sha256
+               (base32 "0bmzv6z6674j6g7zsaj2is0nr4qlsl1da1l0i7rm7q1b4szhs97s"))))
+    (build-system gnu-build-system)
+    (synopsis "YAML 1.1 parser and emitter in C")
+    (description
+     "LibYAML reads and writes YAML, the configuration and data format, with
+an event interface and a document tree, in C.")
+    (home-page "https://pyyaml.org/wiki/LibYAML")
+    (license expat)))
