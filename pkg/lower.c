@@ -1,12 +1,15 @@
 /* lower.c - packages lowered to derivations */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "lower.h"
+#include "local-select.h"
+#include "remove.h"
 #include "drv.h"
 #include "encoding.h"
 #include "quote.h"
 #include "store-path.h"
 #include "strbuf.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -221,12 +224,42 @@ int cix_lower_item(struct cix_lower *l, struct cix_item *it, struct cix_err *err
 	return r;
 }
 
+/* A local file with #:select?: its selection copied into a tree, added. */
+static int lower_selection(struct cix_lower *l, struct cix_file *f, struct strbuf *out,
+			   struct cix_err *err)
+{
+	char *tmp, *tree;
+	struct cix_err ignored = { 0 };
+	const char *base = strrchr(f->file, '/');
+	int r = cix_local_selection_tree(f->file, &f->select,
+					 f->name ? f->name : base ? base + 1 : f->file,
+					 &tmp, &tree, err);
+	if (r)
+		return r;
+	r = cix_store_add(l->store, tree, CIX_ADD_RECURSIVE, CIX_HASH_SHA256, out, err);
+	cix_remove_tree_at(AT_FDCWD, tmp, &ignored);
+	free(tmp);
+	free(tree);
+	/* Each file chosen is read: an edit of any makes the evaluation stale. */
+	for (size_t i = 0; !r && l->files_read && i < f->select.nr; i++) {
+		struct strbuf one = STRBUF_INIT;
+		strbuf_addf(&one, "%s/%s", f->file, f->select.v[i]);
+		strvec_push(l->files_read, one.buf);
+		strbuf_release(&one);
+	}
+	return r;
+}
+
 int cix_lower_file(struct cix_lower *l, struct cix_file *f, struct cix_err *err)
 {
 	struct strbuf out = STRBUF_INIT;
+	int r;
 	if (f->path)
 		return 0;
-	int r = cix_store_add(l->store, f->file, CIX_ADD_RECURSIVE, CIX_HASH_SHA256, &out, err);
+	if (f->selected)
+		r = lower_selection(l, f, &out, err);
+	else
+		r = cix_store_add(l->store, f->file, CIX_ADD_RECURSIVE, CIX_HASH_SHA256, &out, err);
 	if (!r && l->files_read)
 		strvec_push(l->files_read, f->file);
 	if (!r)

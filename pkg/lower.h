@@ -52,6 +52,8 @@ struct cix_item {
 struct cix_file {
 	char *file;
 	char *name;
+	struct strvec select;    /* with #:select?: the files chosen, relative */
+	int selected;            /* whether select holds a selection (maybe empty) */
 	char *path;              /* lowered */
 };
 

@@ -121,20 +121,35 @@ static int read_thing(struct reader *rd, SCM obj, struct cix_input *in, const ch
 			SCM file = field(obj, "file"), name = field(obj, "name");
 			if (!scm_is_string(file))
 				return cix_error(rd->err, -CIX_EINVAL, "%s: bad local file", who);
-			/* "LENGTH:FILE", then "=NAME" when it has one: no two alike. */
-			SCM key = scm_string_append(scm_list_4(
+			/*
+			 * "LENGTH:FILE", then "=NAME" when it has one, and "|" for
+			 * a selection of its files: no two alike. (Two selections of
+			 * one directory by two predicates share the first's.)
+			 */
+			SCM key = scm_string_append(scm_list_5(
 				scm_number_to_string(scm_string_length(file), SCM_UNDEFINED),
 				scm_from_utf8_string(":"), file,
 				scm_is_string(name) ? scm_string_append(scm_list_2(
 							      scm_from_utf8_string("="), name))
-						    : scm_from_utf8_string("")));
+						    : scm_from_utf8_string(""),
+				scm_is_true(field(obj, "select?")) ? scm_from_utf8_string("|")
+								       : scm_from_utf8_string("")));
 			SCM v = scm_hash_ref(rd->ss->local_files, key, SCM_BOOL_F);
 			if (scm_is_true(v)) {
 				f = scm_to_pointer(v);
 			} else {
+				SCM sel = field(obj, "selection");
 				f = xcalloc(1, sizeof(*f));
 				f->file = scheme_string_or_null(file);
 				f->name = scheme_string_or_null(name);
+				if (scm_is_true(sel)) {
+					f->selected = 1;
+					for (; scm_is_pair(sel); sel = SCM_CDR(sel)) {
+						char *one = scm_to_utf8_string(SCM_CAR(sel));
+						strvec_push(&f->select, one);
+						free(one);
+					}
+				}
 				scm_hash_set_x(rd->ss->local_files, key, scm_from_pointer(f, NULL));
 			}
 			memo_put(rd, obj, f);

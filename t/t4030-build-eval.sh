@@ -347,4 +347,57 @@ test_expect_success STATIC 'a failing build fails, says so, and registers nothin
 	test -n "$out" && test_must_fail cix store --check-validity "$out"
 '
 
+command -v git >/dev/null && test_set_prereq GIT
+
+test_expect_success GIT 'a local file with #:select? (git-predicate DIR): only the files Git tracks' '
+	mkdir -p repo/sub repo/build &&
+	echo tracked >repo/a && echo tracked >repo/sub/b && printf "#!/bin/sh\n" >repo/run &&
+	chmod +x repo/run && ln -s a repo/link &&
+	(cd repo && git init -q && git add a sub/b run link &&
+	 git -c user.name=t -c user.email=t@t commit -q -m one) &&
+	echo untracked >repo/c && echo made >repo/build/out &&
+	cat >sel.scm <<-EOF &&
+	(use-modules (guix packages) (guix git-download) (guix build-system trivial))
+	(package (name "sel") (version "1")
+	  (source (local-file "$TRASH_DIRECTORY/repo" "the-checkout" #:recursive? #t
+	                      #:select? (git-predicate "$TRASH_DIRECTORY/repo")))
+	  (build-system trivial-build-system)
+	  (arguments (quote (#:implicit-inputs? #f #:builder ("/x")))))
+	EOF
+	cix build -d -f sel.scm >sel.drv &&
+	cix derivation show "$(cat sel.drv)" >sel.json &&
+	src=$(sed -n "s|.*\"\(/[^\"]*-the-checkout\)\".*|\1|p" sel.json | head -1) &&
+	test -n "$src" &&
+	(cd "$src" && find . | LC_ALL=C sort) >found &&
+	printf "%s\n" . ./a ./link ./run ./sub ./sub/b >expect &&
+	test_cmp expect found &&
+	test -x "$src/run" && ! test -x "$src/a" && test "$(readlink "$src/link")" = a &&
+	! ls /tmp | grep "^cix-select\." 
+'
+
+test_expect_success GIT 'the selection is its content: an untracked change is no change, a tracked one is' '
+	echo more >repo/c2 &&
+	cix build -d -f sel.scm >sel2.drv && test_cmp sel.drv sel2.drv &&
+	echo changed >repo/a &&
+	cix build -d -f sel.scm >sel3.drv && ! test_cmp sel.drv sel3.drv
+'
+
+test_expect_success 'a bad #:select?, and git-predicate out of a checkout, fail in one line' '
+	cat >badsel.scm <<-EOF &&
+	(use-modules (guix packages) (guix build-system trivial))
+	(package (name "sel") (version "1")
+	  (source (local-file "$TRASH_DIRECTORY" "x" #:select? 42))
+	  (build-system trivial-build-system)
+	  (arguments (quote (#:implicit-inputs? #f #:builder ("/x")))))
+	EOF
+	test_must_fail cix build -d -f badsel.scm 2>err &&
+	test_line_count = 1 err && grep "#:select? is a procedure" err &&
+	mkdir -p nogit &&
+	sed -e "s|(guix build-system trivial)|(guix build-system trivial) (guix git-download)|" \
+		-e "s|#:select? 42|#:select? (git-predicate \"$TRASH_DIRECTORY/nogit\")|" \
+		badsel.scm >nogit.scm &&
+	GIT_CEILING_DIRECTORIES=$TRASH_DIRECTORY test_must_fail cix build -d -f nogit.scm 2>err &&
+	grep "git-predicate" err
+'
+
 test_done

@@ -1,16 +1,17 @@
-;;; tls.scm - (gnu packages tls): GnuTLS, with libtasn1; Nettle
+;;; tls.scm - (gnu packages tls): GnuTLS, with libtasn1; Nettle; OpenSSL
 ;;; SPDX-License-Identifier: GPL-3.0-or-later
 (define-module (gnu packages tls)
   #:use-module (guix packages)
   #:use-module (guix download)
   #:use-module (guix build-system gnu)
-  #:use-module ((guix licenses) #:select (lgpl2.1+ lgpl3+ gpl2+))
+  #:use-module ((guix licenses) #:select (lgpl2.1+ lgpl3+ gpl2+ asl2.0))
   #:use-module (gnu packages m4)
   #:use-module (gnu packages multiprecision)
   #:use-module (gnu packages libunistring)
   #:use-module (gnu packages compression)
   #:use-module (gnu packages pkg-config)
-  #:export (libtasn1 nettle gnutls))
+  #:use-module (gnu packages perl)
+  #:export (libtasn1 nettle gnutls openssl))
 
 (define libtasn1
   (package
@@ -90,3 +91,37 @@ certificates, and the protocols around them (OCSP, PKCS #12), behind a
 simple C interface, with the gnutls-cli and certtool programs.")
     (home-page "https://www.gnutls.org/")
     (license lgpl2.1+)))
+
+(define openssl
+  (package
+    (name "openssl")
+    (version "3.0.17")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "https://www.openssl.org/source/openssl-" version ".tar.gz"))
+              ;; Debian 12's later stable update (3.0.17); the archive here no longer
+              ;; has the tarball of its first 3.0 release.
+              (sha256
+               (base32 "1kmq5pnbdyz1z7md9zg7k6nba7gkqfyv1rmxdlxgymqvxbj7gpfz"))))
+    (build-system gnu-build-system)
+    ;; Its own Configure (Perl).  Certificates are looked for in
+    ;; /etc/ssl (the system's, when there is one).  Its suite (make test,
+    ;; Perl's harness) runs whole, two jobs at once.
+    (native-inputs (list perl))
+    (arguments
+     (list #:phases
+           (modify-phases %standard-phases
+             (replace 'configure
+               "perl ./Configure --prefix=\"$out\" --libdir=lib --openssldir=/etc/ssl \\
+  shared no-ssl3 linux-x86_64 \"-Wl,-rpath,$out/lib\"")
+             (replace 'check "make test HARNESS_JOBS=${NIX_BUILD_CORES:-1}")
+             ;; Not the documentation in HTML (thousands of pages): the
+             ;; manual pages only.
+             (replace 'install "make install_sw install_man_docs"))))
+    (synopsis "TLS and cryptography toolkit")
+    (description
+     "OpenSSL implements TLS and DTLS, X.509 certificates, and a broad
+cryptographic library (libcrypto), with the openssl command for keys,
+certificates and tests. Python's ssl module and many servers link it.")
+    (home-page "https://www.openssl.org/")
+    (license asl2.0)))

@@ -249,6 +249,8 @@
          (case field
            ((file) (local-file-file x))
            ((name) (local-file-name x))
+           ((selection) (local-file-selection x))
+           ((select?) (and (local-file-select? x) #t))
            (else (bad))))
         (else (bad))))
 

@@ -22,6 +22,7 @@
             bootstrap-item bootstrap-item? bootstrap-item-name
             bootstrap-item-sha256 bootstrap-item-recursive?
             local-file local-file? local-file-file local-file-name
+            local-file-select? local-file-selection
             base32 %current-system %current-target-system
             package-derivation package-cross-derivation
             package-field-names))
@@ -183,15 +184,59 @@
   (sha256 bootstrap-item-sha256)
   (recursive? bootstrap-item-recursive?))
 
-;;; A file or directory of this machine, added to the store as it is.
+;;; A file or directory of this machine, added to the store as it is; a
+;;; directory with SELECT? (a procedure of a file's name and stat, as in
+;;; Guix) only with the files it selects (and the directories it keeps).
 (define-record-type <local-file>
-  (%local-file file name)
+  (%local-file file name select?)
   local-file?
   (file local-file-file)
-  (name local-file-name))
+  (name local-file-name)
+  (select? local-file-select?))
 
-(define* (local-file file #:optional (name (basename file)))
-  (%local-file file name))
+(define* (local-file file #:optional (name (basename file))
+                     #:key (recursive? #t) (select? #f))
+  (when (and select? (not (procedure? select?)))
+    (error "local-file: #:select? is a procedure of a file name and its stat, not" select?))
+  (%local-file file name select?))
+
+;;; The files of a local file with #:select?, as names relative to it,
+;;; sorted: regular files and symlinks; a directory is entered only when
+;;; selected.  Bounded: no deeper than 64, no more than 100,000 files.
+(define (local-file-selection lf)
+  (define select? (local-file-select? lf))
+  (define top (canonicalize-path (local-file-file lf)))
+  (define count 0)
+  (define (walk dir rel depth)
+    (when (> depth 64)
+      (error "local-file: a directory deeper than 64:" dir))
+    (let ((names (sort (filter (lambda (n) (not (member n '("." ".."))))
+                               (let ((d (opendir dir)))
+                                 (let loop ((acc '()))
+                                   (let ((e (readdir d)))
+                                     (if (eof-object? e)
+                                         (begin (closedir d) acc)
+                                         (loop (cons e acc)))))))
+                       string<?)))
+      (append-map
+       (lambda (n)
+         (let* ((abs (string-append dir "/" n))
+                (r (if (string-null? rel) n (string-append rel "/" n)))
+                (st (lstat abs)))
+           (cond ((not (select? abs st)) '())
+                 ((eq? (stat:type st) 'directory) (walk abs r (+ depth 1)))
+                 ((memq (stat:type st) '(regular symlink))
+                  (set! count (+ count 1))
+                  (when (> count 100000)
+                    (error "local-file: more than 100,000 files selected in" top))
+                  (list r))
+                 (else '()))))
+       names)))
+  (and select?
+       (begin
+         (unless (eq? (stat:type (stat top)) 'directory)
+           (error "local-file: #:select? needs a directory:" top))
+         (walk top "" 0))))
 
 (define-primitive %nix-base32->bytevector)
 

@@ -1,0 +1,63 @@
+;;; python.scm - (gnu packages python): the Python language
+;;; SPDX-License-Identifier: GPL-3.0-or-later
+(define-module (gnu packages python)
+  #:use-module (guix packages)
+  #:use-module (guix download)
+  #:use-module (guix build-system gnu)
+  #:use-module ((guix licenses) #:select (psfl))
+  #:use-module (gnu packages compression)
+  #:use-module (gnu packages libffi)
+  #:use-module (gnu packages tls)
+  #:use-module (gnu packages sqlite)
+  #:use-module (gnu packages readline)
+  #:use-module (gnu packages ncurses)
+  #:use-module (gnu packages dbm)
+  #:use-module (gnu packages textutils)
+  #:use-module (gnu packages linux)
+  #:use-module (gnu packages crypto)
+  #:use-module (gnu packages pkg-config)
+  #:export (python))
+
+(define python
+  (package
+    (name "python")
+    (version "3.11.2")
+    (source (origin
+              (method url-fetch)
+              (uri (string-append "https://www.python.org/ftp/python/" version "/Python-" version ".tgz"))
+              ;; Debian's python3.11_3.11.2.orig.tar.gz, fetched at the version of a
+              ;; later Debian 12 update (the first one's is gone from the archive).
+              (sha256
+               (base32 "0jgqvgpkll99n20ykbi9ym3z4wyw39nzcca5mzfzrg2vv95wf494"))))
+    (build-system gnu-build-system)
+    ;; A shared libpython, the system's expat and libffi, no ensurepip (it
+    ;; would install pip from wheels in the tarball).  Its regression suite
+    ;; runs two workers at a time, with no network resources (regrtest's
+    ;; default); test_socket and test_ssl are left out, needing host names
+    ;; and a network the sandbox has not.
+    (native-inputs (list pkg-config))
+    (inputs (list zlib bzip2 xz libffi openssl sqlite readline ncurses gdbm expat util-linux libxcrypt))
+    (arguments
+     (list #:configure-flags
+           '("--enable-shared" "--with-system-expat" "--without-ensurepip"
+             "--enable-loadable-sqlite-extensions" "--with-dbmliborder=gdbm"
+             "LDFLAGS=-Wl,-rpath=${out}/lib")
+           #:test-target "test"
+           #:make-flags '("TESTOPTS=-j2 --timeout=900 -x test_socket test_ssl")
+           #:phases
+           (modify-phases %standard-phases
+             (add-after 'install 'python-name
+               "ln -s python3 \"$out/bin/python\"
+     ln -s pydoc3 \"$out/bin/pydoc\""))))
+    (native-search-paths
+     (list (search-path-specification
+            (variable "PYTHONPATH")
+            (files '("lib/python3.11/site-packages")))))
+    (synopsis "The Python programming language")
+    (description
+     "Python is a high-level, general-purpose programming language with
+dynamic types, readable syntax, and a large standard library
+(networking, text, data formats, concurrency). This is the CPython
+interpreter, its library and pip's bootstrap left out.")
+    (home-page "https://www.python.org/")
+    (license psfl)))
