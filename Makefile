@@ -213,6 +213,12 @@ install: $(B)/cix $(B)/cix-daemon $(B)/cix-builtin $(SCM_GOS)
 	  mv $(DESTDIR)$(DATADIR)/scheme.new $(DESTDIR)$(DATADIR)/scheme
 	rm -rf $(DESTDIR)$(DATADIR)/distro $(DESTDIR)$(DATADIR)/builder
 	cp -R distro $(DESTDIR)$(DATADIR)/distro
+	# cix's own source, for (gnu packages package-management)'s cix
+	# package when no checkout is beside the modules.
+	if [ -e .git ] && command -v git >/dev/null; then \
+	  git archive --format=tar.gz --prefix=cix-$(VERSION)/ HEAD \
+	    >$(DESTDIR)$(DATADIR)/cix-$(VERSION).tar.gz.new && \
+	  mv $(DESTDIR)$(DATADIR)/cix-$(VERSION).tar.gz.new $(DESTDIR)$(DATADIR)/cix-$(VERSION).tar.gz; fi
 	install -d $(DESTDIR)$(DATADIR)/builder
 	install -m 644 builder/*.c builder/*.h $(DESTDIR)$(DATADIR)/builder/
 	cp -R $(B)/scheme/go/. $(DESTDIR)$(GODIR)/

@@ -218,4 +218,12 @@ test_expect_success BOOTSTRAP 'and lowers to a derivation' '
 	done <names
 '
 
+test_expect_success 'the cix package is this cix: the same version' '
+	v=$(sed -n "s/^VERSION *:= *//p" "$CIX_SRC_DIR/Makefile") &&
+	test -n "$v" &&
+	cix --version | grep -q " $v\$" &&
+	CIX_SCHEME_PATH=$DISTRO_PATH cix package -A "^cix\$" >cix.out &&
+	test "$(cut -f1,2 cix.out)" = "cix	$v"
+'
+
 test_done
