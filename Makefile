@@ -199,6 +199,7 @@ bench: all
 	CIX_BUILD_DIR=$(abspath $(B)) bench/store-query
 	CIX_BUILD_DIR=$(abspath $(B)) bench/scale
 	CIX_BUILD_DIR=$(abspath $(B)) bench/build
+	CIX_BUILD_DIR=$(abspath $(B)) bench/distro-eval
 	$(B)/bench/refscan
 
 MAN1 := $(sort $(wildcard doc/man/*.1))
