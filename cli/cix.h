@@ -59,6 +59,7 @@ int run_child(int (*child)(void *arg, int fd), void *arg, struct strbuf *out, si
 void read_bounded(int fd, struct strbuf *out, size_t max);
 /* Whether s looks like a GNU triplet, for --target (cli/target.c). */
 int valid_triplet(const char *s);
+int valid_system(const char *s);
 /* Print "cix CMD (cix) VERSION" and return 0. */
 int print_version(void);
 

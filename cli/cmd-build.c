@@ -33,6 +33,8 @@ static void usage(FILE *f)
 		"  -f, --file=FILE        build the package the last form of FILE gives\n"
 		"  -S, --source           build the packages' sources, not the packages\n"
 		"      --target=TRIPLET   cross-build for TRIPLET (aarch64-linux-gnu)\n"
+		"  -s, --system=SYSTEM    build for SYSTEM (i686-linux), natively: the\n"
+		"                         packages see it as %%current-system\n"
 		"  -d, --derivations      print the derivation paths, build nothing\n"
 		"  -n, --dry-run          print what would be built and downloaded\n"
 		"  -K, --keep-failed      keep the build directory of a failed build\n"
@@ -54,6 +56,7 @@ struct opts {
 	struct subst_cli subst;
 	const char *root;
 	const char *target;        /* --target: the packages are cross-built for it */
+	const char *system;        /* --system: their derivations' system */
 	unsigned cores, max_jobs, timeout, max_silent;
 	struct strvec exprs, files, specs;
 };
@@ -170,7 +173,7 @@ static int run(struct opts *o)
 	};
 	/* The caches the builds may fetch from (the store reads them when needed). */
 	subst_cli_apply(&o->subst, &bo);
-	struct cix_lower l = { .store = s, .system = "x86_64-linux" };
+	struct cix_lower l = { .store = s, .system = o->system ? o->system : "x86_64-linux" };
 	ss = cix_scheme_session_new(&l, o->target);
 	for (size_t i = 0; i < o->specs.nr; i++, k++) {
 		struct cix_scheme_target st;
@@ -282,6 +285,7 @@ int cmd_build(int argc, char **argv)
 		{ "file", required_argument, NULL, 'f' },
 		{ "source", no_argument, NULL, 'S' },
 		{ "target", required_argument, NULL, OPT_TARGET },
+		{ "system", required_argument, NULL, 's' },
 		{ "derivations", no_argument, NULL, 'd' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "keep-failed", no_argument, NULL, 'K' },
@@ -304,7 +308,7 @@ int cmd_build(int argc, char **argv)
 	int c;
 
 	cix_progname = "cix build";
-	while ((c = getopt_long(argc, argv, ":e:f:SdnKr:c:j:M:qhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":e:f:Ss:dnKr:c:j:M:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e': strvec_push(&o.exprs, optarg); break;
 		case 'f': strvec_push(&o.files, optarg); break;
@@ -319,6 +323,12 @@ int cmd_build(int argc, char **argv)
 				return usage_error("--target: '%s' is not a GNU triplet such as aarch64-linux-gnu",
 						   optarg);
 			o.target = optarg;
+			break;
+		case 's':
+			if (!valid_system(optarg))
+				return usage_error("--system: '%s' is not a system such as i686-linux",
+						   optarg);
+			o.system = optarg;
 			break;
 		case OPT_FALLBACK: o.subst.fallback = 1; break;
 		case OPT_NOSUBST: o.subst.no_subst = 1; break;

@@ -1,4 +1,4 @@
-/* target.c - --target=TRIPLET of cix build and cix package */
+/* target.c - --target=TRIPLET and --system=SYSTEM of cix build and cix package */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cix.h"
 
@@ -28,4 +28,21 @@ int valid_triplet(const char *s)
 		}
 	}
 	return run && parts >= 2 && parts <= 4;
+}
+
+/*
+ * A system as derivations name it: ARCH-KERNEL, two dash-separated parts
+ * of lowercase letters, digits and '_' ("i686-linux"), at most 32
+ * characters. Whether a machine can build for it is its store's to say.
+ */
+int valid_system(const char *s)
+{
+	const char *dash = strchr(s, '-');
+	size_t len = strlen(s);
+	if (!dash || dash == s || !dash[1] || strchr(dash + 1, '-') || len > 32)
+		return 0;
+	for (const char *p = s; *p; p++)
+		if (p != dash && !((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return 0;
+	return 1;
 }

@@ -83,6 +83,10 @@ static SCM session_body(void *arg)
 {
 	struct in_session *is = arg;
 	make_tables(is->ss);
+	/* The system packages are lowered for: (guix packages)'s %current-system. */
+	if (is->ss->lower && is->ss->lower->system)
+		scm_call_1(scm_c_public_ref("guix packages", "%current-system"),
+			   scm_from_utf8_string(is->ss->lower->system));
 	return scm_c_with_fluid(session_fluid, scm_from_pointer(is->ss, NULL), is->body,
 				is->data);
 }

@@ -400,4 +400,31 @@ test_expect_success 'a bad #:select?, and git-predicate out of a checkout, fail 
 	grep "git-predicate" err
 '
 
+test_expect_success '--system: the derivations say it, and the packages see it as %current-system' '
+	cat >sys.scm <<-\EOF &&
+	(use-modules (guix packages) (guix build-system trivial))
+	(package (name "sys") (version "1") (source #f)
+	  (build-system trivial-build-system)
+	  (arguments (list #:implicit-inputs? #f #:builder (list "/x")
+	                   #:env (list (cons "SEEN" (%current-system))))))
+	EOF
+	cix build -d -f sys.scm >x86.drv &&
+	cix build -d --system=i686-linux -f sys.scm >i686.drv &&
+	! test_cmp x86.drv i686.drv &&
+	cix derivation show "$(cat i686.drv)" >i686.json &&
+	grep "\"system\": \"i686-linux\"" i686.json && grep "\"SEEN\": \"i686-linux\"" i686.json &&
+	cix derivation show "$(cat x86.drv)" >x86.json &&
+	grep "\"SEEN\": \"x86_64-linux\"" x86.json &&
+	for bad in "" i686 -linux i686- i686-linux-gnu "i686 linux" I686-linux; do
+		test_expect_code 2 cix build -d --system="$bad" -f sys.scm 2>err &&
+		grep -q "is not a system" err || return 1
+	done
+'
+
+test_expect_success '--system with no bootstrap binaries for it: one line naming it' '
+	test_must_fail cix build -d --system=riscv64-linux hello 2>err &&
+	test_line_count = 1 err &&
+	grep "no bootstrap binaries for riscv64-linux (there are for x86_64-linux)" err
+'
+
 test_done

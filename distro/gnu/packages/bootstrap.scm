@@ -18,14 +18,18 @@
   (string-append ((module-ref (resolve-interface '(cix primitives)) '%cix-data-dir))
                  "/" name))
 
+;;; One per system: these are x86-64 binaries (%current-system, which
+;;; cix build --system sets, picks them when lowering).
 (define %bootstrap-tarball
   (bootstrap-item "bootstrap-tools-gnu.tar.xz"
-                  (base32 "0vdg1mmp095vld2flgip1p1ckzshydn7by161vic67113igvaik9")
+                  `(("x86_64-linux"
+                     . ,(base32 "0vdg1mmp095vld2flgip1p1ckzshydn7by161vic67113igvaik9")))
                   #f))
 
 (define %bootstrap-busybox
   (bootstrap-item "busybox"
-                  (base32 "0h2cvvd5bkprq91zyak0149xwqr6p5hc0vw1xrshlzfg6z8dlk29")
+                  `(("x86_64-linux"
+                     . ,(base32 "0h2cvvd5bkprq91zyak0149xwqr6p5hc0vw1xrshlzfg6z8dlk29")))
                   #t))
 
 ;;; Unpacked in the sandbox by busybox: the interpreter of each program set

@@ -42,7 +42,8 @@
 ;;; build runs Python).
 (define %bootstrap-tarball-extra
   (bootstrap-item "bootstrap-tools-extra.tar.xz"
-                  (base32 "09dd6545lbg0mlshprw3j4gqrxqx2i267ljqgw1ilfrz6jr6slhz")
+                  `(("x86_64-linux"
+                     . ,(base32 "09dd6545lbg0mlshprw3j4gqrxqx2i267ljqgw1ilfrz6jr6slhz")))
                   #f))
 
 (define %bootstrap-tools-full

@@ -242,7 +242,7 @@
         ((bootstrap-item? x)
          (case field
            ((name) (bootstrap-item-name x))
-           ((sha256) (bootstrap-item-sha256 x))
+           ((sha256) (bootstrap-item-hash x (%current-system)))
            ((recursive?) (bootstrap-item-recursive? x))
            (else (bad))))
         ((local-file? x)

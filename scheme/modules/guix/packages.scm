@@ -20,7 +20,7 @@
             origin origin? origin-method origin-uri origin-sha256
             origin-file-name
             bootstrap-item bootstrap-item? bootstrap-item-name
-            bootstrap-item-sha256 bootstrap-item-recursive?
+            bootstrap-item-sha256 bootstrap-item-recursive? bootstrap-item-hash
             local-file local-file? local-file-file local-file-name
             local-file-select? local-file-selection
             base32 %current-system %current-target-system
@@ -183,6 +183,16 @@
   (name bootstrap-item-name)
   (sha256 bootstrap-item-sha256)
   (recursive? bootstrap-item-recursive?))
+
+;;; A seed's hash for SYSTEM: its sha256 is one hash, or one per system,
+;;; ((SYSTEM . HASH) ...), the binaries differing from one to the other.
+(define (bootstrap-item-hash item system)
+  (let ((h (bootstrap-item-sha256 item)))
+    (cond ((not (pair? h)) h)
+          ((assoc system h) => cdr)
+          (else (error (format #f "~a: no bootstrap binaries for ~a (there are for ~a)"
+                               (bootstrap-item-name item) system
+                               (string-join (map car h) ", ")))))))
 
 ;;; A file or directory of this machine, added to the store as it is; a
 ;;; directory with SELECT? (a procedure of a file's name and stat, as in
