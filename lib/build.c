@@ -173,6 +173,8 @@ static int run_sandboxed(struct building *b, const struct cix_build_job *job, ch
 	spec.argv = job->argv.v;
 	spec.envp = envp;
 	spec.network = cix_drv_is_fixed(drv) ? cix_sandbox_fod_network() : 0;
+	spec.linux32 = !strcmp(drv->platform, "i686-linux") &&
+		       strcmp(cix_build_this_system(), "i686-linux");
 	spec.uid = b->user.uid;
 	spec.gid = b->user.gid;
 	if ((r = set_limits(&spec, b->opts, err)) < 0)

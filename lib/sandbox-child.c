@@ -338,6 +338,9 @@ void cix_sandbox_child(const struct sb_plan *plan)
 	 */
 	setsid();
 	int pers = personality(0xffffffff);
+	/* An i686 build on x86_64: uname -m says i686, as config.guess asks. */
+	if (pers != -1 && plan->linux32)
+		pers = (pers & ~PER_MASK) | PER_LINUX32;
 	if (pers != -1)
 		personality((unsigned long)pers | ADDR_NO_RANDOMIZE);
 	reset_signals();

@@ -71,6 +71,7 @@ struct sb_plan {
 	int net_fd;                 /* read end: the network is up (or will not be); -1: none */
 	int net_wfd;                /* its write end, the parent's: the child closes it */
 	unsigned long nproc;        /* RLIMIT_NPROC to set, 0: none */
+	int linux32;                /* personality PER_LINUX32 */
 };
 
 /* What the child writes to status_fd when a step fails. */

@@ -276,6 +276,7 @@ int cix_sandbox_run(const struct cix_sandbox_spec *spec,
 		goto out;
 	if (cg.memory)
 		res->memory_limit = CIX_SANDBOX_LIMIT_CGROUP;
+	plan.linux32 = spec->linux32;
 	if (cg.pids) {
 		res->proc_limit = CIX_SANDBOX_LIMIT_CGROUP;
 	} else if (spec->max_procs && spec->uid != (uid_t)-1) {

@@ -99,6 +99,7 @@ struct cix_sandbox_spec {
 	char *const *argv;            /* argv[0] included */
 	char *const *envp;            /* the builder's whole environment */
 	int network;                  /* CIX_SANDBOX_NET*: slirp4netns (FOD) */
+	int linux32;                  /* a 32-bit personality: uname says i686 */
 	int log_fd;                   /* builder output goes here; -1: drop */
 	uid_t uid;                    /* build user, or (uid_t)-1 */
 	gid_t gid;

@@ -427,4 +427,21 @@ test_expect_success '--system with no bootstrap binaries for it: one line naming
 	grep "no bootstrap binaries for riscv64-linux (there are for x86_64-linux)" err
 '
 
+[ "$(uname -m)" = x86_64 ] && test_set_prereq X86_64
+
+test_expect_success X86_64 'an i686-linux derivation is built with a 32-bit personality: uname -m says i686' '
+	cat >uname.scm <<-\EOF &&
+	(use-modules (guix packages) (guix build-system trivial))
+	(package (name "uname") (version "1") (source #f)
+	  (build-system trivial-build-system)
+	  (arguments (quote (#:implicit-inputs? #f
+	                     #:builder ("/bin/sh" "-c" "/bin/uname -m >$out")))))
+	EOF
+	(
+		test_sandbox_host_paths &&
+		out=$(cix build -f uname.scm) && test "$(cat "$out")" = x86_64 &&
+		out=$(cix build --system=i686-linux -f uname.scm) && test "$(cat "$out")" = i686
+	)
+'
+
 test_done
