@@ -310,26 +310,25 @@ static void test_build_id(void)
 		elf_dyninfo_free(&info);
 		free(m.b);
 	}
-	synth_note(&m, 1, 0, "XYZ", NT_GNU_BUILD_ID, 20, 36);
-	parse(&m, &info, err);
-	is_str(info.build_id, "", "a note of another owner is no build ID");
-	elf_dyninfo_free(&info);
-	free(m.b);
-	synth_note(&m, 1, 0, "GNU", NT_GNU_BUILD_ID, 20, 30);
-	parse(&m, &info, err);
-	is_str(info.build_id, "", "a build ID past its segment's end is not read");
-	elf_dyninfo_free(&info);
-	free(m.b);
-	synth_note(&m, 1, 0, "GNU", NT_GNU_BUILD_ID, 0xffffffffu, 36);
-	parse(&m, &info, err);
-	is_str(info.build_id, "", "a descsz of 4 GiB is refused, not wrapped");
-	elf_dyninfo_free(&info);
-	free(m.b);
-	synth_note(&m, 1, 0, "GNU", NT_GNU_BUILD_ID, 100, 0x100);
-	parse(&m, &info, err);
-	is_str(info.build_id, "", "a build ID longer than 64 bytes is refused");
-	elf_dyninfo_free(&info);
-	free(m.b);
+	/* Notes that are no build ID, or not one to read: none is taken. */
+	static const struct {
+		const char *owner;
+		unsigned descsz;
+		uint64_t filesz;
+		const char *what;
+	} bad[] = {
+		{ "XYZ", 20, 36, "a note of another owner is no build ID" },
+		{ "GNU", 20, 30, "a build ID past its segment's end is not read" },
+		{ "GNU", 0xffffffffu, 36, "a descsz of 4 GiB is refused, not wrapped" },
+		{ "GNU", 100, 0x100, "a build ID longer than 64 bytes is refused" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		synth_note(&m, 1, 0, bad[i].owner, NT_GNU_BUILD_ID, bad[i].descsz, bad[i].filesz);
+		parse(&m, &info, err);
+		is_str(info.build_id, "", "%s", bad[i].what);
+		elf_dyninfo_free(&info);
+		free(m.b);
+	}
 }
 
 static void test_host_file(const char *path)
