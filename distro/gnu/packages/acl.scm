@@ -14,7 +14,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://savannah/attr/attr-" version ".tar.xz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "0cnwgaaff3gsa208nlbhvsp35nm82rrpcdnnf2ls24wkdxi8li6v"))))
     (build-system gnu-build-system)
@@ -38,7 +38,7 @@ by the file system beside the data).")
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://savannah/acl/acl-" version ".tar.xz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "1cb63kzxqd47zfbndvsbwixxn3h7bs7b0f604dn304bzw51408y0"))))
     (build-system gnu-build-system)

@@ -16,7 +16,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/autoconf/autoconf-" version ".tar.gz"))
-              ;; Debian's autoconf_2.71.orig.tar.gz is upstream's file.
+              ;; Debian's autoconf_2.71.orig.tar.gz, not repacked by Debian.
               (sha256
                (base32 "071ayjz4m7ca5ci8cmh1h0z11093ahn09sa1rc9yyagm1fnpa423"))))
     (build-system gnu-build-system)
@@ -40,7 +40,7 @@ configure, that finds it out and writes the Makefiles and config.h.")
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/automake/automake-" version ".tar.xz"))
-              ;; Debian's automake-1.16_1.16.5.orig.tar.xz is upstream's file.
+              ;; Debian's automake-1.16_1.16.5.orig.tar.xz, not repacked by Debian.
               (sha256
                (base32 "0sdl32qxdy7m06iggmkkvf7j520rmmgbsjzbm7fgnxwxdp6mh7gh"))))
     (build-system gnu-build-system)

@@ -14,7 +14,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "https://github.com/ivmai/bdwgc/releases/download/v" version "/gc-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "181ni2rn9qjbl4ilqdjrd1a4h8siv5bgmzqgg4595q32n2y0f0gk"))))
     (build-system gnu-build-system)

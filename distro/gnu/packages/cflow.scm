@@ -14,7 +14,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/cflow/cflow-" version ".tar.xz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "0fyakphjj1yz6dzdg6dbj4g95c8zqdgk7n6cxjvil2j2x888n9wy"))))
     (build-system gnu-build-system)

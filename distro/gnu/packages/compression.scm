@@ -159,7 +159,7 @@ archives with it.")
               (method url-fetch)
               (uri (string-append "https://github.com/lz4/lz4/releases/download/v" version
                                   "/lz4-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "0jz5w23ykwsp54kza3qaljyn45bswgvvv0mh83gks1lcgjh3l3hb"))))
     (build-system gnu-build-system)
@@ -204,7 +204,7 @@ fit for archiving; GNU projects publish .tar.lz tarballs in it.")
     (source (origin
               (method url-fetch)
               (uri (string-append "https://www.oberhumer.com/opensource/lzo/download/lzo-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "0wm04519pd3g8hqpjqhfr72q8qmbiwqaxcs3cndny9h86aa95y60"))))
     (build-system gnu-build-system)
@@ -224,7 +224,7 @@ needs no memory: for file systems, backup tools and network streams.")
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/sharutils/sharutils-" version ".tar.xz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "16isapn8f39lnffc3dp4dan05b7x6mnc76v6q5nn8ysxvvvwy19b"))))
     (build-system gnu-build-system)

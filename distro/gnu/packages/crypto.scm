@@ -15,7 +15,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "https://github.com/besser82/libxcrypt/releases/download/v" version "/libxcrypt-" version ".tar.xz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "02x1fnf24yz9nw5wci8g464khlmqwdsrrx5kqk29lgi6bz5sabay"))))
     (build-system gnu-build-system)

@@ -19,7 +19,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "https://curl.se/download/curl-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "1izkpf1fspa9br4v85gjm0lsl6yfiq0zh448bcyx7ibbwdr8pcyd"))))
     (build-system gnu-build-system)

@@ -17,7 +17,7 @@
               (method url-fetch)
               (uri (string-append "https://github.com/westes/flex/releases/download/v"
                                   version "/flex-" version ".tar.gz"))
-              ;; Debian's flex_2.6.4.orig.tar.gz is upstream's file.
+              ;; Debian's flex_2.6.4.orig.tar.gz, not repacked by Debian.
               (sha256
                (base32 "15g9bv236nzi665p9ggqjlfn4dwck5835vf0bbw2cz7h5c1swyp8"))))
     (build-system gnu-build-system)

@@ -23,7 +23,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/gdb/gdb-" version ".tar.xz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "05as9wj6w3gw6xjxfm131axh3c3a5p15x2a7srz7hwx4bwfihqfq"))))
     (build-system gnu-build-system)

@@ -17,7 +17,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/gettext/gettext-" version ".tar.xz"))
-              ;; Debian's gettext_0.21.orig.tar.xz is upstream's file.
+              ;; Debian's gettext_0.21.orig.tar.xz, not repacked by Debian.
               (sha256
                (base32 "14iinwb7v6xn3qjdnsxhbnzzfkkks1ds0yqrhc9wybg06yswn3yj"))))
     (build-system gnu-build-system)

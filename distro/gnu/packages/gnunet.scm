@@ -16,7 +16,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/libmicrohttpd/libmicrohttpd-" version ".tar.xz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "0c81ca943s3h71ca037mvj2k3i81hpls8ry6ragnf0j8g8hpwvkr"))))
     (build-system gnu-build-system)

@@ -15,7 +15,7 @@
               (method url-fetch)
               (uri (string-append "mirror://gnupg/libgpg-error/libgpg-error-"
                                   version ".tar.bz2"))
-              ;; Debian's libgpg-error_1.46.orig.tar.bz2 is upstream's file.
+              ;; Debian's libgpg-error_1.46.orig.tar.bz2, not repacked by Debian.
               (sha256
                (base32 "1396h4f9z9awzkkyb6iwspy2rmxb8nr47pj8fzrmxgkb4ij1mqdp"))))
     (build-system gnu-build-system)
@@ -35,7 +35,7 @@ helpers (estream, argument parsing) they share.")
               (method url-fetch)
               (uri (string-append "mirror://gnupg/libgcrypt/libgcrypt-"
                                   version ".tar.bz2"))
-              ;; Debian's libgcrypt20_1.10.1.orig.tar.bz2 is upstream's file.
+              ;; Debian's libgcrypt20_1.10.1.orig.tar.bz2, not repacked by Debian.
               (sha256
                (base32 "1pp9zyx02bzgzjzldxf0mx9kp3530xgaaqcz4n2cv100ddaaw57g"))))
     (build-system gnu-build-system)
@@ -61,7 +61,7 @@ own instructions.")
               (method url-fetch)
               (uri (string-append "mirror://gnupg/libassuan/libassuan-"
                                   version ".tar.bz2"))
-              ;; Debian's libassuan_2.5.5.orig.tar.bz2 is upstream's file.
+              ;; Debian's libassuan_2.5.5.orig.tar.bz2, not repacked by Debian.
               (sha256
                (base32 "1r1lvcp67gn5lfrj1g388sd77ca6qwnmxndirdysd71gk362z34f"))))
     (build-system gnu-build-system)

@@ -14,7 +14,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/gperf/gperf-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "1f0wkmg556wb04zqsl3kjxjq6h5zbkhva96awvkm0wqqg2dq320z"))))
     (build-system gnu-build-system)

@@ -16,7 +16,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/groff/groff-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "14q2mldnr1vx0l9lqp9v2f6iww24gj28iyh4j2211hyynx67p3p7"))))
     (build-system gnu-build-system)

@@ -14,7 +14,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/indent/indent-" version ".tar.xz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "1yyyw68rww04sf57sg5sxiw1xzdalz6w2vgrsy1s91lgqvgsaidp"))))
     (build-system gnu-build-system)

@@ -14,7 +14,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "https://archive.hadrons.org/software/libmd/libmd-" version ".tar.xz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "03skgv013v0y9hxh6j143xdwynb5cmbmbdylvvgfsjz38889477m"))))
     (build-system gnu-build-system)
@@ -32,7 +32,7 @@ MD4, MD5, RIPEMD-160, SHA-1, SHA-2), as libbsd needs them.")
     (source (origin
               (method url-fetch)
               (uri (string-append "https://libbsd.freedesktop.org/releases/libbsd-" version ".tar.xz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "0q82iaynmal3dn132jgjq21p27x3zn8zks88cg02bgzbb5h1ialv"))))
     (build-system gnu-build-system)

@@ -15,7 +15,7 @@
     (source (origin
               (method url-fetch)
               (uri "https://thrysoee.dk/editline/libedit-20221030-3.1.tar.gz")
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "1fz29dxgdvf4n51pjx4qq6p1fsbnm9ynnxhrxqbg26sbvxd5m4ph"))))
     (build-system gnu-build-system)

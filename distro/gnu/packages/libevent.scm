@@ -14,7 +14,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "https://github.com/libevent/libevent/releases/download/release-" version "-stable/libevent-" version "-stable.tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "1fq30imk8zd26x8066di3kpc5zyfc5z6frr3zll685zcx4dxxrlj"))))
     (build-system gnu-build-system)

@@ -16,7 +16,7 @@
               (method url-fetch)
               (uri (string-append "https://github.com/libffi/libffi/releases/download/v"
                                   version "/libffi-" version ".tar.gz"))
-              ;; Debian's libffi_3.4.4.orig.tar.gz is upstream's file.
+              ;; Debian's libffi_3.4.4.orig.tar.gz, not repacked by Debian.
               (sha256
                (base32 "0xpn5mqlbdmqgxgp910ba1qj79axpwr8nh7wklmcz0ls4nnmcv6n"))))
     (build-system gnu-build-system)

@@ -15,7 +15,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/libidn/libidn2-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "1c3fqgqwpnkf6z8nran6cd6cpzrc9r1awg1j9ga363f049srib7k"))))
     (build-system gnu-build-system)

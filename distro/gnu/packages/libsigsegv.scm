@@ -14,7 +14,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/libsigsegv/libsigsegv-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "15d2r831xz94s7540nvb1gbfl062g7mrnj88m60wyr1kh10kkb6d"))))
     (build-system gnu-build-system)

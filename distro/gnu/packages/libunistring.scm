@@ -15,7 +15,7 @@
               (method url-fetch)
               (uri (string-append "mirror://gnu/libunistring/libunistring-"
                                   version ".tar.xz"))
-              ;; Debian's libunistring_1.0.orig.tar.xz is upstream's file.
+              ;; Debian's libunistring_1.0.orig.tar.xz, not repacked by Debian.
               (sha256
                (base32 "0h97qx3c4970wvh25g51sjgz54xn37lrfy95dg97xmvmkys5basv"))))
     (build-system gnu-build-system)

@@ -19,7 +19,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://kernel.org/linux/utils/util-linux/v2.38/util-linux-" version ".tar.xz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "0kz82x8lrapcl3bfpqwwqnv552rv6ddk4s7zvnizjv2fnhcjljb0"))))
     (build-system gnu-build-system)
@@ -54,7 +54,7 @@ libmount, libuuid, libfdisk and libsmartcols.")
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://sourceforge/procps-ng/Production/procps-ng-" version ".tar.xz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "0yplzn3i427asfiwf499rmd63jdp29wwr98vm11sm57zlqpcsgzf"))))
     (build-system gnu-build-system)
@@ -78,7 +78,7 @@ and the libproc2 library.")
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://sourceforge/psmisc/psmisc/psmisc-" version ".tar.xz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "1kvqc5ajrni02hc4zik9ir9c3gm591lnyp9dwqcs2hz0s52xal07"))))
     (build-system gnu-build-system)

@@ -14,7 +14,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "https://www.lua.org/ftp/lua-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "0qdzkrxx4bpcfls6a1fa5n6wrxabi0xlgdy4prksx01vcm4phk0n"))))
     (build-system gnu-build-system)

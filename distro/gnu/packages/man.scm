@@ -19,7 +19,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://savannah/libpipeline/libpipeline-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "1c4h8qp2mjq4fzv0dsjvlnr525avlyi68zriq6gaf8lhk2a53d5q"))))
     (build-system gnu-build-system)
@@ -40,7 +40,7 @@ without the quoting pitfalls of system() and popen().")
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://savannah/man-db/man-db-" version ".tar.xz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "13czxy7hakq6q6697cmak9c7qzpks9nqwl26dij7igklx7j1xyng"))))
     (build-system gnu-build-system)

@@ -53,7 +53,7 @@ cryptographic libraries (Nettle) and computer algebra systems use it.")
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/mpfr/mpfr-" version ".tar.xz"))
-              ;; Debian's mpfr4_4.2.0.orig.tar.xz is upstream's file.
+              ;; Debian's mpfr4_4.2.0.orig.tar.xz, not repacked by Debian.
               (sha256
                (base32 "14yr4sf4mys64nzbgnd997l6l4n8l9vsjnnvnb0lh4jh2ggpi8q6"))))
     (build-system gnu-build-system)
@@ -73,7 +73,7 @@ its fixed formats.  It is built on GMP.")
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/mpc/mpc-" version ".tar.gz"))
-              ;; Debian's mpclib3_1.3.1.orig.tar.gz is upstream's file.
+              ;; Debian's mpclib3_1.3.1.orig.tar.gz, not repacked by Debian.
               (sha256
                (base32 "1f2rqz0hdrrhx4y1i5f8pv6yv08a876k1dqcm9s2p26gyn928r5b"))))
     (build-system gnu-build-system)

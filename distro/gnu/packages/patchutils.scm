@@ -14,7 +14,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "http://cyberelk.net/tim/data/patchutils/stable/patchutils-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "1mja622dhfp00i9nsd2j05slkzdzrjx7l5niyiiwwn35jh8mzy9g"))))
     (build-system gnu-build-system)

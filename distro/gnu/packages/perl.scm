@@ -15,7 +15,7 @@
               (method url-fetch)
               (uri (string-append "https://www.cpan.org/src/5.0/perl-"
                                   version ".tar.xz"))
-              ;; Debian's perl_5.36.0.orig.tar.xz is upstream's file.
+              ;; Debian's perl_5.36.0.orig.tar.xz, not repacked by Debian.
               (sha256
                (base32 "1w5w3542s9xsn6wvwybr8xjvw18h9qaclb2b82365qp8pv66sf0g"))))
     (build-system gnu-build-system)

@@ -17,7 +17,7 @@
               (method url-fetch)
               (uri (string-append "https://distfiles.ariadne.space/pkgconf/pkgconf-"
                                   version ".tar.xz"))
-              ;; Debian's pkgconf_1.8.1.orig.tar.xz is upstream's file.
+              ;; Debian's pkgconf_1.8.1.orig.tar.xz, not repacked by Debian.
               (sha256
                (base32 "0h38vjrdws0zgwl9nhms3g1lf5kr32q2wiflambf0awllann2hv4"))))
     (build-system gnu-build-system)

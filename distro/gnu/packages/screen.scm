@@ -15,7 +15,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/screen/screen-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "1x1hqy4h47i7hk85f779lkwkm7gkq8h8mxwd0znkh5adpf0m4czr"))))
     (build-system gnu-build-system)

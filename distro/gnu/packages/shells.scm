@@ -17,7 +17,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "https://www.zsh.org/pub/zsh-" version ".tar.xz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "1mdc8lnq8qxq1ahxp8610n799pd7a9kqg3liy7xq2pjvvp71x3cv"))))
     (build-system gnu-build-system)

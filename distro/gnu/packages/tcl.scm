@@ -64,7 +64,7 @@ suites of SQLite and GCC.")
               (method url-fetch)
               (uri (string-append "mirror://sourceforge/expect/Expect/" version
                                   "/expect" version ".tar.gz"))
-              ;; Debian's expect_5.45.4.orig.tar.gz is upstream's file.
+              ;; Debian's expect_5.45.4.orig.tar.gz, not repacked by Debian.
               (sha256
                (base32 "0l6lcbmvbaq265f072jandfq6h01gnb4vpz5wjqqaynv1wsbz0nh"))))
     (build-system gnu-build-system)
@@ -91,7 +91,7 @@ it.")
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/dejagnu/dejagnu-" version ".tar.gz"))
-              ;; Debian's dejagnu_1.6.3.orig.tar.gz is upstream's file.
+              ;; Debian's dejagnu_1.6.3.orig.tar.gz, not repacked by Debian.
               (sha256
                (base32 "1qx2cv6qkxbiqg87jh217jb62hk3s7dmcs4cz1llm2wmsynfznl7"))))
     (build-system gnu-build-system)

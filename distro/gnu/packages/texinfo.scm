@@ -16,7 +16,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/texinfo/texinfo-" version ".tar.xz"))
-              ;; Debian's texinfo_6.8.orig.tar.xz is upstream's file.
+              ;; Debian's texinfo_6.8.orig.tar.xz, not repacked by Debian.
               (sha256
                (base32 "1i7yb7mrp3inz25zbzv2pllr4y7d58v818f1as7iz8mw53nm7dwf"))))
     (build-system gnu-build-system)

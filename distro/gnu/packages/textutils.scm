@@ -14,7 +14,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "https://github.com/kkos/oniguruma/releases/download/v" version "/onig-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "1cjz8fjsxa2v3ylg9vz3qn6i6w9ryxvr7dlyka33qwxnp8h2fdr6"))))
     (build-system gnu-build-system)
@@ -33,7 +33,7 @@ and Ruby use it.")
     (source (origin
               (method url-fetch)
               (uri (string-append "https://github.com/PCRE2Project/pcre2/releases/download/pcre2-" version "/pcre2-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "07sgsswwn6vis1vmqah2aqqzxr777331rip27lay6vlk7f742fy3"))))
     (build-system gnu-build-system)
@@ -54,7 +54,7 @@ use it. The package has pcre2grep and pcre2test.")
     (source (origin
               (method url-fetch)
               (uri (string-append "https://github.com/libexpat/libexpat/releases/download/R_2_5_0/expat-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "0mqpvyxigni8r1wkpy0gspfld9xv5s9a9ln56l5d2zq6qw2yw05b"))))
     (build-system gnu-build-system)

@@ -20,7 +20,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/libtasn1/libtasn1-" version ".tar.gz"))
-              ;; Debian's libtasn1-6_4.19.0.orig.tar.gz is upstream's file.
+              ;; Debian's libtasn1-6_4.19.0.orig.tar.gz, not repacked by Debian.
               (sha256
                (base32 "0yizlr2y6gfjh86v68qw5wjcfg16arnw1f731kndd17l3jng04qn"))))
     (build-system gnu-build-system)
@@ -38,7 +38,7 @@ in DER, the encoding of X.509 certificates: GnuTLS builds on it.")
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/nettle/nettle-" version ".tar.gz"))
-              ;; Debian's nettle_3.8.1.orig.tar.gz is upstream's file.
+              ;; Debian's nettle_3.8.1.orig.tar.gz, not repacked by Debian.
               (sha256
                (base32 "1znb87fi4gd2jkwbca74fl64pr9lr0cm5i6p7zlcszfdfwmkwkrn"))))
     (build-system gnu-build-system)
@@ -67,7 +67,7 @@ cryptography.")
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnupg/gnutls/v3.7/gnutls-" version ".tar.xz"))
-              ;; Debian's gnutls28_3.7.9.orig.tar.xz is upstream's file.
+              ;; Debian's gnutls28_3.7.9.orig.tar.xz, not repacked by Debian.
               (sha256
                (base32 "0i6qckzjk56lxnh3bpzl7p3jxm9yxkimkcw7a4aynm5xrlb3985a"))))
     (build-system gnu-build-system)

@@ -18,7 +18,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "https://github.com/tmux/tmux/releases/download/" version "/tmux-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "0gzrrm6imhcp3sr5vw8g71x9n40bbdidwvcdyk2741xx8dw39zg4"))))
     (build-system gnu-build-system)

@@ -15,7 +15,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/units/units-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "0j2q2a9sgldqwcifsnb7qagsmp8fvj91vfh6v4k7gzi1fwhf24sx"))))
     (build-system gnu-build-system)

@@ -20,7 +20,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://kernel.org/software/scm/git/git-" version ".tar.xz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "0nbb0qwjqhy2v22a4rp25v18czirlybnh9ikra3akx4d6wnak3f5"))))
     (build-system gnu-build-system)

@@ -14,7 +14,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "https://pyyaml.org/download/libyaml/yaml-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "0bmzv6z6674j6g7zsaj2is0nr4qlsl1da1l0i7rm7q1b4szhs97s"))))
     (build-system gnu-build-system)

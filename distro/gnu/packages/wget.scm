@@ -20,7 +20,7 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/wget/wget-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "1r90y9b6dk7zl8f3vyavzz9f46bhpgj1cr0g273ns3yaqn5vn9jp"))))
     (build-system gnu-build-system)

@@ -41,7 +41,7 @@ and an HTML parser, in C.")
     (source (origin
               (method url-fetch)
               (uri (string-append "https://download.gnome.org/sources/libxslt/1.1/libxslt-" version ".tar.xz"))
-              ;; Debian's orig tarball of this version is upstream's file.
+              ;; Debian's orig tarball of this version, not repacked by Debian.
               (sha256
                (base32 "0yfx6hgwx4qcq7mrxb7ywabhpl64qj5h2idab746lb47k8zg6iw2"))))
     (build-system gnu-build-system)
