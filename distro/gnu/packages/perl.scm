@@ -42,21 +42,24 @@ bash ./Configure -des -Dprefix=\"$out\" -Dcc=gcc \\
   -Dlddlflags=\"-shared -Wl,-rpath=$out/lib/perl5/5.36.0/x86_64-linux-thread-multi/CORE\" \\
   -Dldflags=\"-Wl,-rpath=$out/lib/perl5/5.36.0/x86_64-linux-thread-multi/CORE\" \\
   -Dpager=less -Uinstallusrbinperl")
-             ;; The harness runs the 2,750 test files two at a time, less
-             ;; two that cannot pass in a build of the store: porting/regen.t
-             ;; checks that generated files match their generators, whose #!
-             ;; lines the build has patched; lib/perlbug.t wants the lines of
-             ;; the configuration it reports under 1,000 characters, and
-             ;; Configure's flags here name store paths.  htmldir3.t runs
-             ;; alone afterwards: beside the other Pod-Html tests it finds
-             ;; the files they make in the corpus they share.
+             ;; The harness runs the 2,750 test files two at a time; two
+             ;; cannot pass in a build of the store and skip themselves:
+             ;; porting/regen.t checks that generated files match their
+             ;; generators, whose #! lines the build has patched;
+             ;; lib/perlbug.t wants the lines of the configuration it
+             ;; reports under 1,000 characters, and Configure's flags here
+             ;; name store paths.  (Their names stay in MANIFEST, which
+             ;; porting/maintainers.t checks.)  htmldir3.t runs alone
+             ;; afterwards: beside the other Pod-Html tests it finds the
+             ;; files they make in the corpus they share.
              (replace 'check
-               "rm t/porting/regen.t lib/perlbug.t
-mv ext/Pod-Html/t/htmldir3.t htmldir3.t.alone
-sed -i -e '/^t\\/porting\\/regen\\.t/d' -e '/^lib\\/perlbug\\.t/d' \\
-  -e '/^ext\\/Pod-Html\\/t\\/htmldir3\\.t/d' MANIFEST
+               "for t in t/porting/regen.t lib/perlbug.t; do
+  printf 'print qq{1..0 # SKIP cannot pass in a build of the store\\\\n};\\n' >$t
+done
+cp ext/Pod-Html/t/htmldir3.t htmldir3.t.alone
+printf 'print qq{1..0 # SKIP run alone after the others\\\\n};\\n' >ext/Pod-Html/t/htmldir3.t
 TEST_JOBS=${NIX_BUILD_CORES:-1} make test_harness
-mv htmldir3.t.alone ext/Pod-Html/t/htmldir3.t
+cp htmldir3.t.alone ext/Pod-Html/t/htmldir3.t
 cd ext/Pod-Html
 ../../perl -I../../lib -I../../t/lib t/htmldir3.t"))))
     (native-search-paths
