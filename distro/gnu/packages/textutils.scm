@@ -5,6 +5,7 @@
   #:use-module (guix download)
   #:use-module (guix build-system gnu)
   #:use-module ((guix licenses) #:select (bsd-2 bsd-3 (expat . license:expat)))
+  #:use-module (gnu packages autotools)
   #:export (oniguruma pcre2 expat))
 
 (define oniguruma
@@ -54,12 +55,25 @@ use it. The package has pcre2grep and pcre2test.")
     (source (origin
               (method url-fetch)
               (uri (string-append "https://github.com/libexpat/libexpat/releases/download/R_2_5_0/expat-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version, not repacked by Debian.
+              ;; Debian's expat_2.5.0.orig.tar.gz is the release's Git tree
+              ;; (libexpat-R_2_5_0/), not upstream's release tarball: it
+              ;; has no configure script, made here first.
               (sha256
                (base32 "0mqpvyxigni8r1wkpy0gspfld9xv5s9a9ln56l5d2zq6qw2yw05b"))))
     (build-system gnu-build-system)
+    ;; expat/buildconf.sh runs Autoconf, Automake and Libtool; the build
+    ;; is in expat/.
+    (native-inputs (list autoconf automake libtool))
     (arguments
-     (list #:configure-flags '("--disable-static")))
+     (list #:phases
+           (modify-phases %standard-phases
+             (replace 'configure
+               "cd expat
+./buildconf.sh
+CONFIG_SHELL=$(command -v bash) \"$(command -v bash)\" ./configure --prefix=\"$out\" --disable-static")
+             (replace 'build "make -C expat -j${NIX_BUILD_CORES:-1}")
+             (replace 'check "make -C expat -j${NIX_BUILD_CORES:-1} check")
+             (replace 'install "make -C expat install"))))
     (synopsis "Stream-oriented XML parser in C")
     (description
      "Expat is a small XML parser in C that calls the program's handlers as
