@@ -60,8 +60,9 @@ cp ext/Pod-Html/t/htmldir3.t htmldir3.t.alone
 printf 'print qq{1..0 # SKIP run alone after the others\\\\n};\\n' >ext/Pod-Html/t/htmldir3.t
 TEST_JOBS=${NIX_BUILD_CORES:-1} make test_harness
 cp htmldir3.t.alone ext/Pod-Html/t/htmldir3.t
+top=$PWD
 cd ext/Pod-Html
-../../perl -I../../lib -I../../t/lib t/htmldir3.t"))))
+LD_LIBRARY_PATH=$top ../../perl -I../../lib -I../../t/lib t/htmldir3.t"))))
     (native-search-paths
      (list (search-path-specification
             (variable "PERL5LIB")
