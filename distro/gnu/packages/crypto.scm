@@ -6,6 +6,7 @@
   #:use-module (guix build-system gnu)
   #:use-module ((guix licenses) #:select (lgpl2.1+))
   #:use-module (gnu packages perl)
+  #:use-module (gnu packages autotools)
   #:export (libxcrypt))
 
 (define libxcrypt
@@ -15,11 +16,18 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "https://github.com/besser82/libxcrypt/releases/download/v" version "/libxcrypt-" version ".tar.xz"))
-              ;; Debian's orig tarball of this version, not repacked by Debian.
+              ;; Debian's libxcrypt_4.4.33.orig.tar.xz: the release's Git tree
+              ;; (no configure), not upstream's release tarball.
               (sha256
                (base32 "02x1fnf24yz9nw5wci8g464khlmqwdsrrx5kqk29lgi6bz5sabay"))))
     (build-system gnu-build-system)
-    (native-inputs (list perl))
+    ;; Debian's tarball is the release's Git tree, without configure:
+    ;; autogen.sh makes it (Autoconf, Automake, Libtool).
+    (native-inputs (list perl autoconf automake libtool))
+    (arguments
+     (list #:phases
+           (modify-phases %standard-phases
+             (add-before 'configure 'autogen "./autogen.sh"))))
     (synopsis "Library of password hashing (crypt)")
     (description
      "libxcrypt provides crypt() and its relatives, the one-way hashing of

@@ -41,11 +41,11 @@ grep -q \"BOURNE_SHELL \\\"$(command -v sh)\\\"\" gettext-tools/config.h.in")
              ;; see), the system tests are run by `/bin/sh TEST', and the
              ;; sandbox has no /bin/sh.
              (add-before 'check 'patch-test-scripts
-               "grep -l '#! */bin/sh' gettext-tools/tests/* | while read -r f; do
+               "grep -rl '#! */bin/sh' gettext-tools/tests | while read -r f; do
   sed -i \"s|#! */bin/sh|#!$(command -v sh)|\" \"$f\"
 done
 sed -i \"s|^exec /bin/sh |exec $(command -v sh) |\" gettext-tools/system-tests/run-test
-! grep -q /bin/sh gettext-tools/system-tests/run-test"))))
+! grep -q 'exec /bin/sh' gettext-tools/system-tests/run-test"))))
     (native-search-paths
      (list (search-path-specification
             (variable "GETTEXTDATADIRS")
