@@ -28,7 +28,7 @@
      ;; Autoconf makes does: the build has the store's Bash at /bin/sh,
      ;; as Nix's and Guix's sandboxes have one.
      (list #:make-flags '("TESTSUITEFLAGS=-j2")
-           #:bin-sh '(input "bash" "/bin/sh")
+           #:bin-sh 'shell
            #:phases
            (modify-phases %standard-phases
              ;; The tests compare the shell's variables before and after
@@ -66,7 +66,7 @@ configure, that finds it out and writes the Makefiles and config.h.")
     ;; tool chain gives, and skip what is missing (Fortran, Java, Python,
     ;; Vala, ...).  They run the configure scripts they make (#! /bin/sh):
     ;; the store's Bash is at /bin/sh in the build, as for Autoconf.
-    (arguments (list #:bin-sh '(input "bash" "/bin/sh")))
+    (arguments (list #:bin-sh 'shell))
     (synopsis "Generator of Makefile.in files that follow the GNU standards")
     (description
      "GNU Automake turns Makefile.am, a short statement of what a package
@@ -95,7 +95,7 @@ tracking and support for Libtool, Gettext and more.")
      ;; Its tests make and run configure scripts too: /bin/sh as for
      ;; Autoconf.
      (list #:make-flags '("TESTSUITEFLAGS=-j2")
-           #:bin-sh '(input "bash" "/bin/sh")))
+           #:bin-sh 'shell))
     (synopsis "Generic interface to building shared libraries")
     (description
      "GNU Libtool hides the differences between systems in building and

@@ -21,17 +21,27 @@
       (unless (and (zero? (status:exit-val status)) (string? text))
         (error "git-predicate: `git ls-files' failed in" top))
       (filter (lambda (s) (not (string-null? s))) (string-split text #\nul))))
-  (let ((files (make-hash-table)) (dirs (make-hash-table)))
-    (for-each (lambda (f)
-                (hash-set! files f #t)
-                (let loop ((f f))
-                  (let ((slash (string-rindex f #\/)))
-                    (when slash
-                      (let ((d (substring f 0 slash)))
-                        (hash-set! dirs d #t)
-                        (loop d))))))
-              (ls-files))
+  ;; Git runs at the first call, not when the predicate is made: a module
+  ;; defining a package with it loads without running Git (for every
+  ;; `cix package -A', as any user), and Git runs only to lower it.
+  (define files (make-hash-table))
+  (define dirs (make-hash-table))
+  (define read? #f)
+  (define (read-files!)
+    (unless read?
+      (for-each (lambda (f)
+                  (hash-set! files f #t)
+                  (let loop ((f f))
+                    (let ((slash (string-rindex f #\/)))
+                      (when slash
+                        (let ((d (substring f 0 slash)))
+                          (hash-set! dirs d #t)
+                          (loop d))))))
+                (ls-files))
+      (set! read? #t)))
+  (let ()
     (lambda (file stat)
+      (read-files!)
       (let ((rel (and (string-prefix? (string-append top "/") file)
                       (substring file (+ 1 (string-length top))))))
         (and rel

@@ -147,7 +147,14 @@
              ;; #:bin-sh (input LABEL SUFFIX): that file of an input at
              ;; /bin/sh in the sandbox, for the first stages of the tool
              ;; chain only, whose seed programs run /bin/sh.
-             (let ((sh (arg #:bin-sh #f)))
+             ;; #:bin-sh 'shell: the shell of the implicit inputs, whichever
+             ;; tool chain gives them (the final Bash, or the bootstrap's).
+             (let ((sh (let ((sh (arg #:bin-sh #f)))
+                         (if (eq? sh 'shell)
+                             (if (eq? (implicit-tool-chain) 'bootstrap)
+                                 '(input "bootstrap-tools" "/bin/sh")
+                                 '(input "bash" "/bin/sh"))
+                             sh))))
                (if sh
                    (begin
                      (unless (and (pair? sh) (eq? (car sh) 'input) (pair? (cdr sh))
