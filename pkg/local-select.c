@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "local-select.h"
 #include "err.h"
+#include "nar.h"
 #include "remove.h"
 #include "strbuf.h"
 #include "util.h"
@@ -31,33 +32,14 @@ static int plain_relative(const char *rel)
 	return rel[strlen(rel) - 1] != '/';
 }
 
-/* The contents of the regular file from into the new file to (its mode kept executable or not). */
-static int copy_regular(int from, const struct stat *st, const char *to, struct cix_err *err)
-{
-	char buf[65536];
-	ssize_t n;
-	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		       (st->st_mode & 0111) ? 0755 : 0644);
-	if (out < 0)
-		return cix_error_errno(err, -errno, "cannot create '%s'", to);
-	while ((n = read(from, buf, sizeof(buf))) > 0)
-		if (cix_write_full(out, buf, (size_t)n) < 0)
-			break;
-	if (n != 0 || close(out) < 0) {
-		int e = errno;
-		if (n != 0)
-			close(out);
-		return cix_error_errno(err, -e, "cannot copy into '%s'", to);
-	}
-	return 0;
-}
-
-/* top/rel copied to dest/rel: a regular file or a symlink, nothing followed. */
+/*
+ * top/rel copied to dest/rel as the store would take it: through its NAR
+ * (a regular file, executable or not, or a symlink; nothing followed).
+ */
 static int copy_one(const char *top, const char *rel, const char *dest, struct cix_err *err)
 {
 	struct strbuf src = STRBUF_INIT, dst = STRBUF_INIT;
-	struct stat st;
-	int fd = -1, r = 0;
+	int r;
 
 	strbuf_addf(&src, "%s/%s", top, rel);
 	strbuf_addf(&dst, "%s/%s", dest, rel);
@@ -67,25 +49,8 @@ static int copy_one(const char *top, const char *rel, const char *dest, struct c
 		r = cix_mkdirs(dst.buf, err);
 		*slash = '/';
 	}
-	if (!r && lstat(src.buf, &st) < 0)
-		r = cix_error_errno(err, -errno, "cannot stat '%s'", src.buf);
-	if (!r && S_ISLNK(st.st_mode)) {
-		char target[PATH_MAX];
-		ssize_t n = readlink(src.buf, target, sizeof(target) - 1);
-		if (n < 0)
-			r = cix_error_errno(err, -errno, "cannot read the link '%s'", src.buf);
-		else if ((target[n] = 0, symlink(target, dst.buf) < 0))
-			r = cix_error_errno(err, -errno, "cannot create '%s'", dst.buf);
-	} else if (!r && S_ISREG(st.st_mode)) {
-		if ((fd = open(src.buf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-			r = cix_error_errno(err, -errno, "cannot open '%s'", src.buf);
-		else
-			r = copy_regular(fd, &st, dst.buf, err);
-	} else if (!r) {
-		r = cix_error(err, -CIX_EINVAL, "'%s' is neither a file nor a symlink", src.buf);
-	}
-	if (fd >= 0)
-		close(fd);
+	if (!r)
+		r = cix_nar_copy_at(AT_FDCWD, src.buf, dst.buf, 0, NULL, NULL, err);
 	strbuf_release(&src);
 	strbuf_release(&dst);
 	return r;
