@@ -25,23 +25,27 @@
   (or (string? x)
       (error (format #f "modify-phases: a phase is a shell snippet (a string), not ~s" x))))
 
+;;; One clause of modify-phases, as data: (delete NAME), (replace NAME
+;;; SNIPPET), (add-before NAME NEW SNIPPET) or (add-after NAME NEW SNIPPET),
+;;; done to PHASES.
+(define (apply-clause c phases)
+  (define (fail)
+    (error (format #f "modify-phases: a clause is (delete 'NAME), (replace 'NAME SNIPPET), (add-before 'NAME 'NEW SNIPPET) or (add-after 'NAME 'NEW SNIPPET), not ~s" c)))
+  (unless (and (list? c) (pair? c)) (fail))
+  (case (car c)
+    ((delete) (if (= (length c) 2) (%delete phases (cadr c)) (fail)))
+    ((replace) (if (= (length c) 3) (%replace phases (cadr c) (caddr c)) (fail)))
+    ((add-before add-after)
+     (if (= (length c) 4)
+         (%add phases (cadr c) (caddr c) (cadddr c) (eq? (car c) 'add-before))
+         (fail)))
+    (else (fail))))
+
 ;;; #:phases as Guix's packages write them in quoted arguments: the form
 ;;; (modify-phases %standard-phases CLAUSE...), not yet run, done here.
 (define (phases-form x)
-  (define (clause phases c)
-    (define (fail)
-      (error (format #f "modify-phases: a clause is (delete 'NAME), (replace 'NAME SNIPPET), (add-before 'NAME 'NEW SNIPPET) or (add-after 'NAME 'NEW SNIPPET), not ~s" c)))
-    (unless (and (list? c) (pair? c)) (fail))
-    (case (car c)
-      ((delete) (if (= (length c) 2) (%delete phases (cadr c)) (fail)))
-      ((replace) (if (= (length c) 3) (%replace phases (cadr c) (caddr c)) (fail)))
-      ((add-before add-after)
-       (if (= (length c) 4)
-           (%add phases (cadr c) (caddr c) (cadddr c) (eq? (car c) 'add-before))
-           (fail)))
-      (else (fail))))
   (if (and (pair? x) (eq? (car x) 'modify-phases) (list? x) (pair? (cdr x)))
-      (fold (lambda (c phases) (clause phases c))
+      (fold apply-clause
             (let ((base (phases-form (cadr x))))
               (if (eq? base '%standard-phases) %standard-phases base))
             (cddr x))
@@ -49,26 +53,14 @@
 
 ;;; (modify-phases PHASES (delete 'NAME) (replace 'NAME SNIPPET)
 ;;;                (add-before 'NAME 'NEW SNIPPET) (add-after 'NAME 'NEW SNIPPET) ...)
-;;; The clauses' keywords are matched by name, not by binding: a package
-;;; module that imports (srfi srfi-1), whose `delete' is not Guile's, can
-;;; still write (delete 'NAME).
+;;; Each clause becomes data for apply-clause, the same as a quoted form's:
+;;; its keyword is matched by name, not by binding (a package module that
+;;; imports (srfi srfi-1), whose `delete' is not Guile's, can still write
+;;; (delete 'NAME)), its arguments are evaluated.
 (define-syntax modify-phases
-  (lambda (x)
-    (define (is? id name) (eq? (syntax->datum id) name))
-    (syntax-case x ()
-      ((_ phases) #'phases)
-      ((_ phases (kw name) clause ...)
-       (is? #'kw 'delete)
-       #'(modify-phases (%delete phases name) clause ...))
-      ((_ phases (kw name snippet) clause ...)
-       (is? #'kw 'replace)
-       #'(modify-phases (%replace phases name snippet) clause ...))
-      ((_ phases (kw where name snippet) clause ...)
-       (is? #'kw 'add-before)
-       #'(modify-phases (%add phases where name snippet #t) clause ...))
-      ((_ phases (kw where name snippet) clause ...)
-       (is? #'kw 'add-after)
-       #'(modify-phases (%add phases where name snippet #f) clause ...)))))
+  (syntax-rules ()
+    ((_ phases (kw arg ...) ...)
+     (fold apply-clause phases (list (list 'kw arg ...) ...)))))
 
 (define (%delete phases name)
   (check-phase 'delete phases name)
