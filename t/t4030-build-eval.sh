@@ -364,7 +364,8 @@ test_expect_success GIT 'a local file with #:select? (git-predicate DIR): only t
 	  (build-system trivial-build-system)
 	  (arguments (quote (#:implicit-inputs? #f #:builder ("/x")))))
 	EOF
-	cix build -d -f sel.scm >sel.drv &&
+	# (a temporary directory of its own: other tests make theirs in /tmp)
+	mkdir -p seltmp && TMPDIR=$TRASH_DIRECTORY/seltmp cix build -d -f sel.scm >sel.drv &&
 	cix derivation show "$(cat sel.drv)" >sel.json &&
 	src=$(sed -n "s|.*\"\(/[^\"]*-the-checkout\)\".*|\1|p" sel.json | head -1) &&
 	test -n "$src" &&
@@ -372,7 +373,7 @@ test_expect_success GIT 'a local file with #:select? (git-predicate DIR): only t
 	printf "%s\n" . ./a ./link ./run ./sub ./sub/b >expect &&
 	test_cmp expect found &&
 	test -x "$src/run" && ! test -x "$src/a" && test "$(readlink "$src/link")" = a &&
-	! ls /tmp | grep "^cix-select\." 
+	! ls seltmp | grep "^cix-select\."
 '
 
 test_expect_success GIT 'the selection is its content: an untracked change is no change, a tracked one is' '
