@@ -445,6 +445,11 @@ the directory of each shared library a link takes from the store.")
               (sha256
                (base32 "1jqgfif9v17acpz83k495r2lf6r4wald1zkakj46mfgfdbhqnadq"))))
     (build-system gnu-build-system)
+    ;; Every program it links needs libgcc_s (see use-store-glibc): its
+    ;; run-time libraries, start files and libgcc (lib/, 18 MiB) are an
+    ;; output of their own, so that a program's closure holds them and
+    ;; not the compiler (bin/, libexec/, include/: 80 MiB).
+    (outputs '("out" "lib"))
     (inputs `(("ld-wrapper" ,ld-wrapper)
               ("binutils" ,binutils)
               ;; Before the seeds: the shell its installed scripts name.
@@ -483,6 +488,10 @@ the directory of each shared library a link takes from the store.")
              "--with-system-zlib=no"
              "--with-native-system-header-dir=${glibc}/include"
              "--with-local-prefix=/no-gcc-local-prefix"
+             ;; lib/ into the lib output; the C++ headers, which would
+             ;; follow libdir, stay in out.
+             "--libdir=${lib}/lib"
+             "--with-gxx-include-dir=${out}/include/c++"
              ;; GCC's own programs take the seed compiler's libstdc++
              ;; and libgcc statically, not the seeds' shared ones.
              "LDFLAGS=-static-libstdc++ -static-libgcc"
@@ -490,7 +499,7 @@ the directory of each shared library a link takes from the store.")
              ;; libatomic...) are linked by the ld wrapper, not the seeds'
              ;; ld, and find glibc and each other through their RUNPATH.
              "LD_FOR_TARGET=${ld_wrapper}/bin/ld"
-             "LDFLAGS_FOR_TARGET=-Wl,-rpath,${out}/lib -Wl,-rpath,${glibc}/lib")
+             "LDFLAGS_FOR_TARGET=-Wl,-rpath,${lib}/lib -Wl,-rpath,${glibc}/lib")
            #:phases
            (modify-phases %standard-phases
              (add-after 'unpack 'unpack-gcc
@@ -521,6 +530,15 @@ cat >>gcc/config/i386/linux64.h <<EOF
 #undef STANDARD_STARTFILE_PREFIX_2
 #define STANDARD_STARTFILE_PREFIX_2 \"\"
 EOF
+# glibc loads libgcc_s with dlopen when a thread exits or is cancelled
+# (pthread_exit unwinds its stack), looking for it where glibc's own
+# libraries are, never in the program's RUNPATH: only a libgcc_s the
+# program has loaded already is found. So every program and library
+# linked dynamically needs it, whatever --as-needed says.
+cat >>gcc/config/i386/linux64.h <<'EOF'
+#undef LIB_SPEC
+#define LIB_SPEC GNU_USER_TARGET_LIB_SPEC \" %{!static:%{!static-pie:%{!static-libgcc:--push-state --no-as-needed -lgcc_s --pop-state}}}\"
+EOF
 sed -i -e '/m64=/s/lib64/lib/' gcc/config/i386/t-linux64
 # The as and collect-ld scripts its build writes run the shell in PATH.
 sed -i \"1s|^#! */bin/sh|#!$(command -v bash)|\" gcc/exec-tool.in
@@ -532,8 +550,17 @@ sed -i \"1s|^#! */bin/sh|#!$(command -v bash)|\" gcc/exec-tool.in
              ;; install-tools re-run fixincludes on a system's headers, which
              ;; a store has no use for; its programs name the seeds' sed.
              (add-after 'strip 'remove-install-tools
-               "rm -r \"$out\"/libexec/gcc/*/*/install-tools \"$out\"/lib/gcc/*/*/install-tools
-! grep -rqF \"$bootstrap_tools\" \"$out\""))))
+               "rm -r \"$out\"/libexec/gcc/*/*/install-tools \"$lib\"/lib/gcc/*/*/install-tools
+! grep -rqF \"$bootstrap_tools\" \"$out\" \"$lib\"")
+             ;; libstdc++'s printers for GDB name the Python modules in out:
+             ;; they go there too, where GDB's auto-load looks for the
+             ;; library's. Nothing else of lib names out.
+             (add-after 'remove-install-tools 'lib-apart
+               "set -e
+d=\"$out/share/gdb/auto-load$lib/lib\"
+mkdir -p \"$d\"
+mv \"$lib\"/lib/libstdc++.so.*-gdb.py \"$d\"/
+! grep -rlF \"$out\" \"$lib\""))))
     (synopsis "The GNU Compiler Collection: C and C++")
     (description "GCC, the GNU compiler of C and C++, with libstdc++ and
 the runtime libraries they need.  It finds the store's glibc by itself;
