@@ -256,7 +256,17 @@ for f in \"$out\"/bin/*; do
     sed -i -E \"1s@^#! *[^ ]*/(bash|sh)( |\\$)@#!$out/libexec/sh\\\\2@\" \"$f\"
     if grep -q \"$bootstrap_tools\" \"$f\"; then echo \"$f: still names the seeds\"; exit 1; fi
   fi
-done"))))
+done")
+             (add-after 'use-own-shell 'install-c-utf8
+               ;; The locale C.UTF-8 (C with UTF-8 characters), which test
+               ;; suites and programs ask for where glibc looks for locales
+               ;; (its lib/locale), compiled from its own sources: without
+               ;; it, setlocale fails and a program's multibyte text is
+               ;; bytes. Other locales come from a LOCPATH of the user's.
+               "set -e
+mkdir -p \"$out/lib/locale\"
+\"$out/bin/localedef\" --no-archive -i C -f UTF-8 \"$out/lib/locale/C.utf8\"
+test \"$(LC_ALL=C.UTF-8 \"$out/bin/locale\" charmap)\" = UTF-8"))))
     (synopsis "The GNU C library")
     (description "The GNU C library: the system calls and the basic
 functions of C and POSIX (stdio, strings, memory, threads, dynamic loading,
