@@ -36,6 +36,7 @@ struct pull_opts {
 	const char *url, *branch, *commit;
 	const char *switch_to;        /* -S N|+N|-N */
 	int list, roll_back;
+	int build_cix;                /* --build-cix */
 };
 
 static void usage(FILE *f)
@@ -49,6 +50,8 @@ static void usage(FILE *f)
 		"                         " CIX_PULL_DEFAULT_URL ")\n"
 		"      --branch=BRANCH    the head of BRANCH (default: the remote's HEAD)\n"
 		"      --commit=COMMIT    that commit (full or abbreviated)\n"
+		"      --build-cix        also build the commit's own cix from its source:\n"
+		"                         its programs in ~/.config/cix/current/bin\n"
 		"  -l, --list-generations list the generations, with their commits\n"
 		"      --roll-back        switch to the previous generation\n"
 		"  -S, --switch-generation=N  switch to generation N (+N, -N: relative)\n"
@@ -191,6 +194,16 @@ out:
 	return r;
 }
 
+/* Has the current generation programs of its own (made with --build-cix)? */
+static int current_has_cix(const char *profile)
+{
+	struct strbuf p = STRBUF_INIT;
+	strbuf_addf(&p, "%s/bin/cix", profile);
+	int has = access(p.buf, X_OK) == 0;
+	strbuf_release(&p);
+	return has;
+}
+
 /* The commit of the current generation, or NULL. */
 static char *current_commit(const char *profile)
 {
@@ -221,7 +234,8 @@ static int pull(const struct pull_opts *o, const char *profile)
 	fprintf(stderr, "%s: fetching %s\n", cix_progname, o->url);
 	if ((r = pull_fetch(&repo, o->url, o->branch, o->commit, &commit, &err)) < 0)
 		goto fail;
-	if ((cur = current_commit(profile)) && !strcmp(cur, commit.buf)) {
+	if ((cur = current_commit(profile)) && !strcmp(cur, commit.buf) &&
+	    (!o->build_cix || current_has_cix(profile))) {
 		fprintf(stderr, "%s: already at commit %s\n", cix_progname, commit.buf);
 		status = 0;
 		goto out;
@@ -240,10 +254,24 @@ static int pull(const struct pull_opts *o, const char *profile)
 		goto fail;
 	if ((r = pull_validate(path.buf, &nr_packages, &err)) < 0)
 		goto broken;
+	if (o->build_cix) {
+		char *gen = NULL;
+		r = pull_build_cix(s, path.buf, tree.buf, commit.buf, work.buf, &gen, &err);
+		if (!r) {
+			strbuf_reset(&path);
+			strbuf_addstr(&path, gen);
+		}
+		free(gen);
+		if (r < 0)
+			goto broken;
+	}
 	if ((r = add_generation(s, profile, path.buf, &number, &err)) < 0)
 		goto fail;
 	fprintf(stderr, "%s: generation %ld: %s (%zu modules, %zu packages)\n", cix_progname,
 		number, path.buf, nr_modules, nr_packages);
+	if (o->build_cix)
+		fprintf(stderr, "%s: its cix is %s/bin/cix: put that directory first in PATH\n",
+			cix_progname, profile);
 	status = 0;
 	goto out;
 broken:
@@ -273,6 +301,7 @@ int cmd_pull(int argc, char **argv)
 		{ "url", required_argument, NULL, 'u' },
 		{ "branch", required_argument, NULL, 'b' },
 		{ "commit", required_argument, NULL, 'c' },
+		{ "build-cix", no_argument, NULL, 'B' },
 		{ "list-generations", no_argument, NULL, 'l' },
 		{ "roll-back", no_argument, NULL, 'R' },
 		{ "switch-generation", required_argument, NULL, 'S' },
@@ -290,6 +319,7 @@ int cmd_pull(int argc, char **argv)
 		case 'u': o.url = optarg; break;
 		case 'b': o.branch = optarg; break;
 		case 'c': o.commit = optarg; break;
+		case 'B': o.build_cix = 1; break;
 		case 'l': o.list = 1; break;
 		case 'R': o.roll_back = 1; break;
 		case 'S': o.switch_to = optarg; break;
@@ -301,7 +331,7 @@ int cmd_pull(int argc, char **argv)
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (o.list + o.roll_back + !!o.switch_to > 1 ||
-	    ((o.list || o.roll_back || o.switch_to) && (o.url || o.branch || o.commit)))
+	    ((o.list || o.roll_back || o.switch_to) && (o.url || o.branch || o.commit || o.build_cix)))
 		return usage_error("-l, --roll-back, -S and pulling are separate");
 	if (o.branch && o.commit)
 		return usage_error("--branch and --commit are exclusive");

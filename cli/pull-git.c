@@ -244,6 +244,92 @@ static int move(const char *work, const char *from, const char *tree, const char
 	return r;
 }
 
+int pull_write_commit(const char *tree, const char *commit, struct cix_err *err)
+{
+	struct strbuf path = STRBUF_INIT, line = STRBUF_INIT;
+	int fd, r;
+	strbuf_addf(&path, "%s/" CIX_PULL_COMMIT, tree);
+	strbuf_addf(&line, "%s\n", commit);
+	if ((fd = open(path.buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
+		r = -errno;
+	} else {
+		r = cix_write_full(fd, line.buf, line.len);
+		if (close(fd) < 0 && r == 0)
+			r = -errno;
+	}
+	if (r < 0)
+		r = cix_error_errno(err, r, "cannot write '%s'", path.buf);
+	strbuf_release(&path);
+	strbuf_release(&line);
+	return r;
+}
+
+/*
+ * The VERSION the commit's Makefile sets ("VERSION := 0.1.0", the first
+ * such line), into v; 0 when it has no Makefile or no such line.
+ */
+static int makefile_version(const char *gd, const char *commit, struct strbuf *v,
+			    struct cix_err *err)
+{
+	struct strbuf out = STRBUF_INIT, spec = STRBUF_INIT;
+	const char *l, *next;
+	int rc;
+	strbuf_addf(&spec, "%s:Makefile", commit);
+	const char *show[] = { "git", gd, "show", "--end-of-options", spec.buf, NULL };
+	rc = run_program(show, &out, MAX_OUTPUT, err);
+	strbuf_release(&spec);
+	if (rc != 0) {
+		strbuf_release(&out);
+		return rc < 0 ? err->code : 0;
+	}
+	for (l = out.buf; *l; l = *next ? next + 1 : next) {
+		const char *p = l + 7;
+		size_t n;
+		next = strchrnul(l, '\n');
+		if (strncmp(l, "VERSION", 7))
+			continue;
+		p += strspn(p, " \t");
+		if (*p == ':')
+			p++;
+		if (*p != '=')
+			continue;
+		p += 1 + strspn(p + 1, " \t");
+		n = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.+~_-");
+		if (n && n <= 64 && (p + n == next || strchr(" \t#", p[n])))
+			strbuf_add(v, p, n);
+		break;
+	}
+	strbuf_release(&out);
+	return 0;
+}
+
+/*
+ * The commit's whole tree as `make install' keeps it (pkg/pull.h:
+ * CIX_PULL_DATA/cix-VERSION.tar.gz), the source the cix package of its
+ * distribution builds; none when the Makefile says no VERSION.
+ */
+static int source_tarball(const char *gd, const char *commit, const char *tree,
+			  struct cix_err *err)
+{
+	struct strbuf v = STRBUF_INIT, file = STRBUF_INIT, prefix = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT;
+	int rc;
+	if ((rc = makefile_version(gd, commit, &v, err)) < 0 || !v.len)
+		goto out;
+	strbuf_addf(&file, "%s/" CIX_PULL_DATA "/cix-%s.tar.gz", tree, v.buf);
+	strbuf_addf(&prefix, "--prefix=cix-%s/", v.buf);
+	const char *archive[] = { "git", gd, "archive", "--format=tar.gz", prefix.buf,
+				  "-o", file.buf, commit, NULL };
+	if ((rc = run_program(archive, &out, MAX_OUTPUT, err)) != 0)
+		rc = rc < 0 ? err->code : failed(err, &out, rc, "git archive failed");
+out:
+	strbuf_release(&v);
+	strbuf_release(&file);
+	strbuf_release(&prefix);
+	strbuf_release(&out);
+	return rc < 0 ? rc : 0;
+}
+
 int pull_extract(struct pull_repo *r, const char *commit, const char *work, const char *tree,
 		 struct cix_err *err)
 {
@@ -296,21 +382,9 @@ int pull_extract(struct pull_repo *r, const char *commit, const char *work, cons
 	    (rc = move(work, "distro", tree, CIX_PULL_DISTRO, err)) < 0 ||
 	    (builder && (rc = move(work, "builder", tree, CIX_PULL_BUILDER, err)) < 0))
 		goto out;
-	strbuf_reset(&sb);
-	strbuf_addf(&sb, "%s/" CIX_PULL_COMMIT, tree);
-	struct strbuf line = STRBUF_INIT;
-	strbuf_addf(&line, "%s\n", commit);
-	int fd = open(sb.buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = -errno;
-	} else {
-		rc = cix_write_full(fd, line.buf, line.len);
-		if (close(fd) < 0 && rc == 0)
-			rc = -errno;
-	}
-	if (rc < 0)
-		rc = cix_error_errno(err, rc, "cannot write '%s'", sb.buf);
-	strbuf_release(&line);
+	if ((rc = pull_write_commit(tree, commit, err)) < 0)
+		goto out;
+	rc = source_tarball(gd.buf, commit, tree, err);
 out:
 	strbuf_release(&gd);
 	strbuf_release(&out);

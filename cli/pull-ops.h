@@ -33,10 +33,13 @@ void pull_repo_close(struct pull_repo *r);
 /*
  * The commit's trees scheme/modules and distro (and builder, when it has
  * one) laid out below tree as pkg/pull.h says, with the file naming the
- * commit; work is a scratch directory.
+ * commit, and the commit's source tarball when its Makefile names a
+ * VERSION (CIX_PULL_DATA/cix-VERSION.tar.gz); work is a scratch directory.
  */
 int pull_extract(struct pull_repo *r, const char *commit, const char *work, const char *tree,
 		 struct cix_err *err);
+/* tree/CIX_PULL_COMMIT, naming commit (a new file). */
+int pull_write_commit(const char *tree, const char *commit, struct cix_err *err);
 
 /* Is s a name git-fetch may take as a branch (refs/heads/s)? */
 int pull_branch_ok(const char *s);
@@ -51,5 +54,17 @@ int pull_commit_ok(const char *s);
  */
 int pull_compile(const char *tree, size_t *nr_modules, struct cix_err *err);
 int pull_validate(const char *path, size_t *nr_packages, struct cix_err *err);
+
+/*
+ * pull-cix.c, for --build-cix: the cix package of the pulled item's
+ * distribution (item: its store path; tree: the same, still in work) built
+ * by `cix build cix` with the item's modules, which must give bin/cix,
+ * bin/cix-daemon and the modules compiled; then the generation, a profile
+ * (builtin:profile) of that package and a small item holding the commit's
+ * name and source tarball, built: *generation, malloc'd.
+ */
+struct cix_store;
+int pull_build_cix(struct cix_store *s, const char *item, const char *tree, const char *commit,
+		   const char *work, char **generation, struct cix_err *err);
 
 #endif

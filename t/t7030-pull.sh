@@ -229,4 +229,83 @@ test_expect_success GIT 'through the daemon: the item added and rooted by it' '
 	pulled package -A pulltest >a && grep -q "^pulltest	3.0	" a
 '
 
+test_expect_success GIT 'a commit whose Makefile names a VERSION: its source tarball in the item' '
+	for n in 1 2 4 5; do ! ls "$(gen $n)/share/cix" | grep -q "tar.gz" || return 1; done &&
+	printf "# cix\nVERSION  := 9.9.1\nCC ?= gcc\n" >"$REPO/Makefile" &&
+	commit_repo makefile >c7 &&
+	cix pull --url="$REPO" 2>err && grep -q "generation 6: " err &&
+	tarball=$(gen 6)/share/cix/cix-9.9.1.tar.gz && test -f "$tarball" &&
+	tar tzf "$tarball" >list &&
+	grep -q "^cix-9.9.1/Makefile$" list &&
+	grep -q "^cix-9.9.1/distro/gnu/packages/pulltest.scm$" list &&
+	(cd "$REPO" && git ls-files) | sed "s|^|cix-9.9.1/|" | sort >want &&
+	grep -v "/$" list | sort >got && test_cmp want got
+'
+
+# A cix package for --build-cix that the tests can build: the programs are
+# scripts saying their version, the modules copies of this tree's, put in
+# place by mkpkg -c from a tree made here ($1: the version; $2: what of
+# the tree to leave out; $3: the tree the builder copies, if not that one).
+write_fake_cix () {
+	rm -rf fake && mkdir -p fake/bin fake/share/cix fake/lib/cix/scheme &&
+	printf "#!/bin/sh\necho cix %s\n" "$1" >fake/bin/cix &&
+	printf "#!/bin/sh\necho cix-daemon %s\n" "$1" >fake/bin/cix-daemon &&
+	chmod +x fake/bin/cix fake/bin/cix-daemon &&
+	cp -R "$CIX_SRC_DIR/scheme/modules" fake/share/cix/scheme &&
+	cp -R "$CIX_SRC_DIR/distro" fake/share/cix/distro &&
+	cp -R "$CIX_BUILD_DIR/scheme/go" fake/lib/cix/scheme/go &&
+	if [ -n "${2-}" ]; then rm -r "fake/$2"; fi &&
+	copied=${3:-"(input \"tree\")"} &&
+	cat >"$REPO/distro/gnu/packages/package-management.scm" <<EOF
+(define-module (gnu packages package-management)
+  #:use-module (guix packages)
+  #:use-module (guix build-system trivial))
+(define-public cix
+  (package
+    (name "cix") (version "$1") (source #f)
+    (build-system trivial-build-system)
+    (inputs \`(("mkpkg" ,(local-file "$MKPKG" "mkpkg"))
+              ("tree" ,(local-file "$TRASH_DIRECTORY/fake" "fake-cix" #:recursive? #t))))
+    (arguments '(#:implicit-inputs? #f
+                 #:builder ((input "mkpkg") "-c" $copied)))
+    (synopsis "s") (description "d") (home-page "h") (license #f)))
+EOF
+}
+
+test_expect_success GIT,STATIC '--build-cix: the commit'"'"'s cix built; its programs in the generation' '
+	write_fake_cix 9.9.1 && commit_repo fake-cix >c8 &&
+	cix pull --url="$REPO" --build-cix 2>err &&
+	grep -q "building the cix of commit $(cut -c1-12 c8)" err &&
+	grep -q "generation 7: $CIX_STORE_DIR/.*-profile " err &&
+	grep -q "its cix is $CUR/bin/cix: put that directory first in PATH" err &&
+	test "$("$CUR/bin/cix")" = "cix 9.9.1" &&
+	test "$("$CUR/bin/cix-daemon")" = "cix-daemon 9.9.1" &&
+	test_cmp c8 "$CUR/commit" && test -f "$CUR/share/cix/cix-9.9.1.tar.gz" &&
+	pkg=$(readlink -f "$CUR/bin/cix") && pkg=${pkg%/bin/cix} &&
+	case $pkg in "$CIX_STORE_DIR"/*-cix-9.9.1) ;; *) false ;; esac &&
+	pulled package -A >from-pull && test_cmp from-source from-pull &&
+	cix pull -l >list && grep -q "^  commit $(cat c8)$" list &&
+	cix gc 2>/dev/null && cix store --check-validity "$pkg" "$(gen 7)" &&
+	cix pull --url="$REPO" --build-cix 2>err && grep -q "already at commit" err &&
+	test "$(readlink "$CUR")" = current-7-link
+'
+
+test_expect_success GIT,STATIC '--build-cix refuses a cix that does not build or lacks its programs' '
+	before=$(readlink "$CUR") &&
+	write_fake_cix 9.9.2 "" "\"/no/such/tree\"" && commit_repo no-build >c9 &&
+	test_expect_code 1 cix pull --url="$REPO" --build-cix 2>err &&
+	grep "^cix pull: commit $(cut -c1-12 c9) is broken (the current generation stays): its cix package did not build" err &&
+	test "$(readlink "$CUR")" = "$before" &&
+	write_fake_cix 9.9.3 bin/cix-daemon && commit_repo no-daemon >c10 &&
+	test_expect_code 1 cix pull --url="$REPO" --build-cix 2>err &&
+	grep "is broken (the current generation stays): its cix package .*-cix-9.9.3. has no bin/cix-daemon" err &&
+	test "$(readlink "$CUR")" = "$before" && test_path_is_missing "$CUR-8-link"
+'
+
+test_expect_success GIT,STATIC '--roll-back leaves the built cix: the generation before has no programs' '
+	cix pull --roll-back 2>err && grep -q "from generation 7 to 6" err &&
+	test_path_is_missing "$CUR/bin/cix" &&
+	cix pull -S 7 && test "$("$CUR/bin/cix")" = "cix 9.9.1"
+'
+
 test_done

@@ -7,11 +7,16 @@
  * "NAME VERSION"; with -d, $out/share/doc/NAME/README holding it too; with
  * DEP (an input's store path), $out/dep holding DEP: a reference.
  * mkpkg -s NAME WORD...: $out/bin/NAME, a shell script saying "NAME WORD...".
+ * mkpkg -c DIR: $out a copy of the tree DIR (directories, files with
+ * their exec bit, symlinks).
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int put(const char *path, const char *a, const char *b)
 {
@@ -52,10 +57,54 @@ static int doc(const char *out, const char *name, const char *version)
 	return put(p, name, version);
 }
 
+/* FROM copied to TO, recursively (depth-bounded). */
+static int copy_tree(const char *from, const char *to, int depth)
+{
+	struct stat st;
+	char a[4096], b[4096], buf[8192];
+	if (depth > 64 || lstat(from, &st) < 0)
+		return -1;
+	if (S_ISLNK(st.st_mode)) {
+		ssize_t n = readlink(from, a, sizeof(a) - 1);
+		if (n < 0)
+			return -1;
+		a[n] = 0;
+		return symlink(a, to);
+	}
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(from);
+		struct dirent *de;
+		int r = d && mkdir(to, 0755) == 0 ? 0 : -1;
+		while (!r && (de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			snprintf(a, sizeof(a), "%s/%s", from, de->d_name);
+			snprintf(b, sizeof(b), "%s/%s", to, de->d_name);
+			r = copy_tree(a, b, depth + 1);
+		}
+		if (d)
+			closedir(d);
+		return r;
+	}
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_EXCL,
+						   st.st_mode & 0111 ? 0755 : 0644);
+	ssize_t n = 0;
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			n = -1;
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) < 0)
+		n = -1;
+	return in < 0 || out < 0 || n < 0 ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *out = getenv("out"), *mode = "";
 	char p[4096];
+	if (argc == 3 && !strcmp(argv[1], "-c"))
+		return out && copy_tree(argv[2], out, 0) == 0 ? 0 : 2;
 	if (argc > 1 && (!strcmp(argv[1], "-d") || !strcmp(argv[1], "-s"))) {
 		mode = argv[1];
 		argv++;
