@@ -482,6 +482,13 @@ the directory of each shared library a link takes from the store.")
            #:out-of-source? #t
            ;; Its suite needs DejaGnu and runs for hours on two cores.
            #:tests? #f
+           ;; The programs its configure scripts compile for the target
+           ;; libraries (libstdc++, libgomp...) take libgcc_s (see
+           ;; use-store-glibc), which is not installed yet when they run:
+           ;; they find it in the build's gcc/, as a three-stage build would
+           ;; have them (the target's library path, a single stage's
+           ;; exports lack).
+           #:make-flags '("HOST_LIB_PATH=$(TARGET_LIB_PATH)")
            #:configure-flags
            '("--enable-languages=c,c++"
              "--disable-bootstrap"
