@@ -225,7 +225,7 @@ static int pull(const struct pull_opts *o, const char *profile)
 	char *cache = NULL, *cur = NULL;
 	size_t nr_modules = 0, nr_packages = 0;
 	long number = 0;
-	int r, status = EXIT_FAIL;
+	int r, status = EXIT_FAIL, build_cix;
 
 	setenv("GIT_TERMINAL_PROMPT", "0", 1);
 	strbuf_add(&dir, profile, (size_t)(strrchr(profile, '/') - profile));
@@ -234,8 +234,10 @@ static int pull(const struct pull_opts *o, const char *profile)
 	fprintf(stderr, "%s: fetching %s\n", cix_progname, o->url);
 	if ((r = pull_fetch(&repo, o->url, o->branch, o->commit, &commit, &err)) < 0)
 		goto fail;
+	/* Once a generation has programs, the next one has them too. */
+	build_cix = o->build_cix || current_has_cix(profile);
 	if ((cur = current_commit(profile)) && !strcmp(cur, commit.buf) &&
-	    (!o->build_cix || current_has_cix(profile))) {
+	    (!build_cix || current_has_cix(profile))) {
 		fprintf(stderr, "%s: already at commit %s\n", cix_progname, commit.buf);
 		status = 0;
 		goto out;
@@ -254,7 +256,7 @@ static int pull(const struct pull_opts *o, const char *profile)
 		goto fail;
 	if ((r = pull_validate(path.buf, &nr_packages, &err)) < 0)
 		goto broken;
-	if (o->build_cix) {
+	if (build_cix) {
 		char *gen = NULL;
 		r = pull_build_cix(s, path.buf, tree.buf, commit.buf, work.buf, &gen, &err);
 		if (!r) {
@@ -269,7 +271,7 @@ static int pull(const struct pull_opts *o, const char *profile)
 		goto fail;
 	fprintf(stderr, "%s: generation %ld: %s (%zu modules, %zu packages)\n", cix_progname,
 		number, path.buf, nr_modules, nr_packages);
-	if (o->build_cix)
+	if (build_cix)
 		fprintf(stderr, "%s: its cix is %s/bin/cix: put that directory first in PATH\n",
 			cix_progname, profile);
 	status = 0;

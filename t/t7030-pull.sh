@@ -308,4 +308,11 @@ test_expect_success GIT,STATIC '--roll-back leaves the built cix: the generation
 	cix pull -S 7 && test "$("$CUR/bin/cix")" = "cix 9.9.1"
 '
 
+test_expect_success GIT,STATIC 'once the generation has programs, a plain pull builds them again' '
+	write_fake_cix 9.9.4 && commit_repo fake-cix-4 >c11 &&
+	cix pull --url="$REPO" 2>err && grep -q "building the cix of commit $(cut -c1-12 c11)" err &&
+	grep -q "generation 8: " err && test "$("$CUR/bin/cix")" = "cix 9.9.4" &&
+	test_cmp c11 "$CUR/commit"
+'
+
 test_done
