@@ -482,13 +482,6 @@ the directory of each shared library a link takes from the store.")
            #:out-of-source? #t
            ;; Its suite needs DejaGnu and runs for hours on two cores.
            #:tests? #f
-           ;; The programs its configure scripts compile for the target
-           ;; libraries (libstdc++, libgomp...) take libgcc_s (see
-           ;; use-store-glibc), which is not installed yet when they run:
-           ;; they find it in the build's gcc/, as a three-stage build would
-           ;; have them (the target's library path, a single stage's
-           ;; exports lack).
-           #:make-flags '("HOST_LIB_PATH=$(TARGET_LIB_PATH)")
            #:configure-flags
            '("--enable-languages=c,c++"
              "--disable-bootstrap"
@@ -547,15 +540,6 @@ cat >>gcc/config/i386/linux64.h <<EOF
 #undef STANDARD_STARTFILE_PREFIX_2
 #define STANDARD_STARTFILE_PREFIX_2 \"\"
 EOF
-# glibc loads libgcc_s with dlopen when a thread exits or is cancelled
-# (pthread_exit unwinds its stack), looking for it where glibc's own
-# libraries are, never in the program's RUNPATH: only a libgcc_s the
-# program has loaded already is found. So every program and library
-# linked dynamically needs it, whatever --as-needed says.
-cat >>gcc/config/i386/linux64.h <<'EOF'
-#undef LIB_SPEC
-#define LIB_SPEC GNU_USER_TARGET_LIB_SPEC \" %{!static:%{!static-pie:%{!static-libgcc:--push-state --no-as-needed -lgcc_s --pop-state}}}\"
-EOF
 sed -i -e '/m64=/s/lib64/lib/' gcc/config/i386/t-linux64
 # The as and collect-ld scripts its build writes run the shell in PATH.
 sed -i \"1s|^#! */bin/sh|#!$(command -v bash)|\" gcc/exec-tool.in
@@ -564,6 +548,28 @@ sed -i \"1s|^#! */bin/sh|#!$(command -v bash)|\" gcc/exec-tool.in
              ;; Debian's stripped doc/tm.texi.in: said to be done.
              (add-before 'install 'no-tm-texi "touch gcc/s-tm-texi")
              (add-after 'install 'link-cc "ln -s gcc \"$out/bin/cc\"")
+             ;; glibc loads libgcc_s with dlopen when a thread exits or is
+             ;; cancelled (pthread_exit unwinds its stack), looking for it
+             ;; where glibc's own libraries are, never in the program's
+             ;; RUNPATH: only a libgcc_s the program has loaded already is
+             ;; found. So every program and library linked dynamically
+             ;; needs it, whatever --as-needed says: the installed GCC's
+             ;; link specification (a specs file in its library directory,
+             ;; read instead of the built-in one, which it copies) adds it.
+             ;; Not the built-in one: GCC's own build runs programs of its
+             ;; configure scripts before libgcc_s is installed.
+             (add-after 'link-cc 'libgcc-s-always
+               "set -e
+d=$(\"$out/bin/gcc\" -print-libgcc-file-name)
+d=${d%/*}
+test ! -e \"$d/specs\"
+\"$out/bin/gcc\" -dumpspecs | awk 'p { $0 = $0 \" %{!static:%{!static-pie:%{!static-libgcc:--push-state --no-as-needed -lgcc_s --pop-state}}}\"; p = 0 }
+  $0 == \"*lib:\" { p = 1 } { print }' >\"$d/specs\"
+grep -q -e '--no-as-needed -lgcc_s' \"$d/specs\"
+cd \"$TMPDIR\"
+printf '#include <pthread.h>\\nstatic void *f(void *a) { pthread_exit(a); }\\nint main(void) { pthread_t t; void *r; pthread_create(&t, 0, f, &t); pthread_join(t, &r); return r != &t; }\\n' >exit.c
+\"$out/bin/gcc\" -pthread exit.c -o exit
+./exit")
              ;; install-tools re-run fixincludes on a system's headers, which
              ;; a store has no use for; its programs name the seeds' sed.
              (add-after 'strip 'remove-install-tools
