@@ -1,0 +1,104 @@
+#!/bin/sh
+# t4001-make-bootstrap-i686.sh - make-bootstrap --system i686-linux
+# SPDX-License-Identifier: GPL-3.0-or-later
+test_description='bootstrap tools for i686-linux from pinned i386 .debs: reproducible, and they run on an x86_64 kernel'
+real_home=${HOME:-/root}
+. "$(dirname "$0")/test-lib.sh"
+
+MB=$CIX_SRC_DIR/scripts/make-bootstrap
+# As in t4000: the results kept between runs, keyed by the script's hash;
+# the .debs in the same cache (their names carry the architecture).
+CACHE=${CIX_BOOTSTRAP_CACHE:-$real_home/.cache/cix}
+key=$(sha256sum <"$MB" | cut -c1-16)
+BOOT=$CACHE/bootstrap-i686-$key
+DEBS=$CACHE/bootstrap-debs
+
+if [ -f "$BOOT/done" ]; then
+	test_set_prereq I686
+elif mkdir -p "$CACHE" 2>/dev/null &&
+     "$MB" --system i686-linux --extra --fetch-only -c "$DEBS" >"$TRASH_DIRECTORY/fetch.log" 2>&1; then
+	test_set_prereq I686
+else
+	say "skip: no pinned i386 .debs ($(tail -1 "$TRASH_DIRECTORY/fetch.log" 2>/dev/null))"
+fi
+command -v readelf >/dev/null 2>&1 || test_unset_prereq I686
+
+test_expect_success 'an unknown system is refused in one line' '
+	test_expect_code 2 "$MB" --system aarch64-linux -o out >stdout 2>stderr &&
+	test_line_count = 0 stdout && test_line_count = 1 stderr &&
+	grep "unknown system aarch64-linux" stderr &&
+	test_expect_code 2 "$MB" --system=i386-linux -o out 2>stderr &&
+	test_line_count = 1 stderr &&
+	test_path_is_missing out
+'
+
+test_expect_success '--help names both systems' '
+	"$MB" --help >help &&
+	grep -e "--system SYSTEM" help && grep "x86_64-linux" help &&
+	grep "i686-linux" help && grep "dpkg --add-architecture" help
+'
+
+test_expect_success I686 'make-bootstrap --system i686-linux gives the same bytes twice' '
+	(
+		flock 9 &&
+		if [ ! -f "$BOOT/done" ]; then
+			rm -rf "$BOOT.tmp" &&
+			CIX_STORE_DIR=/cix/store "$MB" --system i686-linux --extra -c "$DEBS" \
+				-o "$BOOT.tmp/a" >"$BOOT.log" 2>&1 &&
+			"$MB" --system i686-linux --extra -c "$DEBS" -o "$BOOT.tmp/b" >/dev/null 2>&1 &&
+			cmp "$BOOT.tmp/a/bootstrap-tools-gnu.tar.xz" "$BOOT.tmp/b/bootstrap-tools-gnu.tar.xz" &&
+			cmp "$BOOT.tmp/a/bootstrap-tools-extra.tar.xz" "$BOOT.tmp/b/bootstrap-tools-extra.tar.xz" &&
+			cmp "$BOOT.tmp/a/busybox/bin/busybox" "$BOOT.tmp/b/busybox/bin/busybox" &&
+			rm -rf "$BOOT" && mv "$BOOT.tmp/a" "$BOOT" && rm -rf "$BOOT.tmp" &&
+			mv "$BOOT.log" "$BOOT/make-bootstrap.log" &&
+			touch "$BOOT/done"
+		fi
+	) 9>"$CACHE/bootstrap.lock" &&
+	grep "^  store path .*-bootstrap-tools-gnu.tar.xz\$" "$BOOT/make-bootstrap.log"
+'
+
+test_expect_success I686 'the i686 tarball is in the i386 layout' '
+	xz -dc "$BOOT/bootstrap-tools-gnu.tar.xz" | tar -tvf - >list &&
+	! grep -e "-> /" list &&
+	grep " \./lib/ld-linux\.so\.2 -> i386-linux-gnu/ld-linux\.so\.2\$" list &&
+	grep " \./usr/lib/gcc/i686-linux-gnu/12/as -> ../../../../bin/i686-linux-gnu-as\$" list &&
+	grep " \./usr/lib/i386-linux-gnu/libc_nonshared\.a\$" list &&
+	! grep -e "x86_64-linux-gnu/\$" -e " \./lib64/" list &&
+	xz -dc "$BOOT/bootstrap-tools-gnu.tar.xz" | tar -xOf - ./share/cix-bootstrap/interp-files >interp &&
+	grep -x bin/bash interp && grep -x usr/bin/i686-linux-gnu-gcc-12 interp
+'
+
+# The tree unpacked as the unpack derivation does it, its interpreters set
+# to its own loader; then its programs run here.
+cat >p.c <<\EOF
+#include <stdio.h>
+int main(void) { printf("%d\n", (int)sizeof(void *)); return 0; }
+EOF
+cat >q.cc <<\EOF
+#include <iostream>
+int main() { std::cout << sizeof(long) << std::endl; }
+EOF
+test_expect_success I686 'busybox, bash, gcc, g++ and Python of the i686 tree run' '
+	"$BOOT/busybox/bin/busybox" true &&
+	readelf -h "$BOOT/busybox/bin/busybox" | grep "ELF32" &&
+	mkdir t pe &&
+	xz -dc "$BOOT/bootstrap-tools-gnu.tar.xz" | tar -xf - -C t &&
+	xz -dc "$BOOT/bootstrap-tools-extra.tar.xz" | tar -xf - -C t &&
+	T=$PWD/t && L=$T/lib/i386-linux-gnu &&
+	cp "$T/usr/bin/patchelf" "$L/ld-linux.so.2" "$L/libc.so.6" "$L/libm.so.6" \
+		"$L/libgcc_s.so.1" "$T/usr/lib/i386-linux-gnu/libstdc++.so.6" pe/ &&
+	cat "$T"/share/cix-bootstrap/interp-files* | while read -r f; do
+		pe/ld-linux.so.2 --library-path pe pe/patchelf --set-interpreter "$L/ld-linux.so.2" "$T/$f" ||
+			exit 1
+	done &&
+	test "$(env -i "$T/bin/bash" -c "echo \$BASH_VERSION")" = "5.2.15(1)-release" &&
+	env -i PATH="$T/bin" "$T/usr/bin/i686-linux-gnu-gcc-12" --sysroot="$T" -o p p.c \
+		-Wl,-dynamic-linker="$L/ld-linux.so.2" -Wl,-rpath,"$L" &&
+	readelf -h p | grep "ELF32" && test "$(./p)" = 4 &&
+	env -i PATH="$T/bin" "$T/usr/bin/i686-linux-gnu-g++-12" --sysroot="$T" -o q q.cc \
+		-Wl,-dynamic-linker="$L/ld-linux.so.2" -Wl,-rpath,"$L:$T/usr/lib/i386-linux-gnu" &&
+	test "$(./q)" = 4 &&
+	test "$(env -i "$T/bin/python3" -c "import struct, subprocess; print(struct.calcsize(\"P\"))")" = 4
+'
+
+test_done
