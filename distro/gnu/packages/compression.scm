@@ -163,12 +163,17 @@ faster still, at lower ratios than gzip: the lz4 command and liblz4.")
     (build-system gnu-build-system)
     ;; A plain Makefile.  Its test suite (make check: the command's round
     ;; trips, fuzzers and the library's unit tests) runs for an hour: the
-    ;; short one (tests/playTests.sh through make test-zstd) runs here.
+    ;; short one (tests/playTests.sh through make test-zstd) runs here,
+    ;; without the line of the target that only shows the program's type
+    ;; with file(1), which the build has not.
     (arguments
      (list #:make-flags '("PREFIX=${out}" "CC=gcc")
            #:phases (modify-phases %standard-phases
                       (delete 'configure)
-                      (replace 'check "make -C tests test-zstd"))))
+                      (replace 'check
+                        "sed -i '/^\tfile \\$(ZSTD)$/d' tests/Makefile
+! grep -q '^.file ' tests/Makefile
+make -C tests test-zstd"))))
     ;; The zstd command reads and writes .gz, .xz and .lz4 too.
     (inputs (list zlib xz lz4))
     (synopsis "Zstandard, fast lossless compression")

@@ -22,6 +22,20 @@
     (build-system gnu-build-system)
     ;; makeinfo is a Perl program; info links ncurses.
     (inputs (list perl ncurses))
+    (arguments
+     ;; texi2any translates a document's words (--document-language fr)
+     ;; only under a locale other than C, and asks for en_US.UTF-8, which
+     ;; glibc's lib/locale has not (C.UTF-8 only): its suite gets both,
+     ;; made by glibc's localedef, in a LOCPATH of its own (which glibc
+     ;; then reads alone).
+     (list #:phases
+           (modify-phases %standard-phases
+             (replace 'check
+               "mkdir -p \"$TMPDIR/locale\"
+for l in en_US C; do
+  localedef --no-archive -i $l -f UTF-8 \"$TMPDIR/locale/$l.UTF-8\"
+done
+LOCPATH=$TMPDIR/locale make -j\"${NIX_BUILD_CORES:-1}\" check SHELL=\"$(command -v bash)\""))))
     (native-search-paths
      (list (search-path-specification
             (variable "INFOPATH")
