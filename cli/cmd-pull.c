@@ -225,7 +225,7 @@ static int pull(const struct pull_opts *o, const char *profile)
 	char *cache = NULL, *cur = NULL;
 	size_t nr_modules = 0, nr_packages = 0;
 	long number = 0;
-	int r, status = EXIT_FAIL, build_cix;
+	int r, status = EXIT_FAIL, has_cix, build_cix;
 
 	setenv("GIT_TERMINAL_PROMPT", "0", 1);
 	strbuf_add(&dir, profile, (size_t)(strrchr(profile, '/') - profile));
@@ -235,9 +235,9 @@ static int pull(const struct pull_opts *o, const char *profile)
 	if ((r = pull_fetch(&repo, o->url, o->branch, o->commit, &commit, &err)) < 0)
 		goto fail;
 	/* Once a generation has programs, the next one has them too. */
-	build_cix = o->build_cix || current_has_cix(profile);
-	if ((cur = current_commit(profile)) && !strcmp(cur, commit.buf) &&
-	    (!build_cix || current_has_cix(profile))) {
+	has_cix = current_has_cix(profile);
+	build_cix = o->build_cix || has_cix;
+	if ((cur = current_commit(profile)) && !strcmp(cur, commit.buf) && (!build_cix || has_cix)) {
 		fprintf(stderr, "%s: already at commit %s\n", cix_progname, commit.buf);
 		status = 0;
 		goto out;

@@ -54,7 +54,7 @@ int pull_compile(const char *tree, size_t *nr_modules, struct cix_err *err)
 	*nr_modules = 0;
 	strbuf_addf(&mods, "%s/" CIX_PULL_MODULES, tree);
 	strbuf_addf(&distro, "%s/" CIX_PULL_DISTRO, tree);
-	strbuf_addf(&go, "%s/" CIX_PULL_GO, tree);
+	cix_pull_compiled_path(tree, &go);
 	struct compile cp = { { mods.buf, distro.buf }, go.buf };
 	if (run_child(compile_child, &cp, &msg, MAX_MESSAGE, &status, err) < 0) {
 		r = err->code ? err->code : -EIO;
@@ -81,6 +81,20 @@ out:
 	return r;
 }
 
+int pull_use_modules(const char *item)
+{
+	struct strbuf search = STRBUF_INIT, compiled = STRBUF_INIT;
+	int r = 0;
+	cix_pull_search_path(item, &search);
+	cix_pull_compiled_path(item, &compiled);
+	if (setenv("CIX_SCHEME_PATH", search.buf, 1) < 0 ||
+	    setenv("CIX_SCHEME_COMPILED_PATH", compiled.buf, 1) < 0)
+		r = -errno;
+	strbuf_release(&search);
+	strbuf_release(&compiled);
+	return r;
+}
+
 /*
  * The package index of the store item, made as any command using it will
  * make it (the same search path, so kept for them): every package module
@@ -88,17 +102,13 @@ out:
  */
 int pull_validate(const char *path, size_t *nr_packages, struct cix_err *err)
 {
-	struct strbuf search = STRBUF_INIT, compiled = STRBUF_INIT;
 	struct cix_pkg_index idx;
 	int r;
 
 	*nr_packages = 0;
 	memset(&idx, 0, sizeof(idx));
-	strbuf_addf(&search, "%s/" CIX_PULL_MODULES ":%s/" CIX_PULL_DISTRO, path, path);
-	strbuf_addf(&compiled, "%s/" CIX_PULL_GO, path);
-	if (setenv("CIX_SCHEME_PATH", search.buf, 1) < 0 ||
-	    setenv("CIX_SCHEME_COMPILED_PATH", compiled.buf, 1) < 0) {
-		r = cix_error_errno(err, -errno, "cannot set the environment");
+	if ((r = pull_use_modules(path)) < 0) {
+		r = cix_error_errno(err, r, "cannot set the environment");
 		goto out;
 	}
 	if ((r = index_load(&idx, 0, err)) < 0)
@@ -117,7 +127,5 @@ int pull_validate(const char *path, size_t *nr_packages, struct cix_err *err)
 		r = cix_error(err, -CIX_ENOTFOUND, "it has no package");
 out:
 	cix_pkg_index_release(&idx);
-	strbuf_release(&search);
-	strbuf_release(&compiled);
 	return r;
 }

@@ -32,14 +32,10 @@
 static int build_child(void *arg, int fd)
 {
 	const char *item = arg;
-	struct strbuf mods = STRBUF_INIT, go = STRBUF_INIT, data = STRBUF_INIT;
+	struct strbuf data = STRBUF_INIT;
 	int in = open("/dev/null", O_RDONLY);
-	strbuf_addf(&mods, "%s/" CIX_PULL_MODULES ":%s/" CIX_PULL_DISTRO, item, item);
-	strbuf_addf(&go, "%s/" CIX_PULL_GO, item);
 	strbuf_addf(&data, "%s/" CIX_PULL_DATA, item);
-	if (in < 0 || dup2(in, 0) < 0 || dup2(fd, 1) < 0 ||
-	    setenv("CIX_SCHEME_PATH", mods.buf, 1) < 0 ||
-	    setenv("CIX_SCHEME_COMPILED_PATH", go.buf, 1) < 0 ||
+	if (in < 0 || dup2(in, 0) < 0 || dup2(fd, 1) < 0 || pull_use_modules(item) < 0 ||
 	    setenv("CIX_DATA_DIR", data.buf, 1) < 0)
 		return 126;
 	char *const argv[] = { "cix", "build", "cix", NULL };

@@ -53,6 +53,8 @@ int pull_commit_ok(const char *s);
  * load, compile or evaluate is the error.
  */
 int pull_compile(const char *tree, size_t *nr_modules, struct cix_err *err);
+/* This process's CIX_SCHEME_PATH and CIX_SCHEME_COMPILED_PATH: item's modules (-errno). */
+int pull_use_modules(const char *item);
 int pull_validate(const char *path, size_t *nr_packages, struct cix_err *err);
 
 /*

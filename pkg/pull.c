@@ -22,6 +22,16 @@ char *cix_pull_profile(void)
 	return strbuf_detach(&sb, NULL);
 }
 
+void cix_pull_search_path(const char *tree, struct strbuf *sb)
+{
+	strbuf_addf(sb, "%s/" CIX_PULL_MODULES ":%s/" CIX_PULL_DISTRO, tree, tree);
+}
+
+void cix_pull_compiled_path(const char *tree, struct strbuf *sb)
+{
+	strbuf_addf(sb, "%s/" CIX_PULL_GO, tree);
+}
+
 char *cix_pull_tree(void)
 {
 	char *profile, *tree;

@@ -28,4 +28,12 @@ char *cix_pull_profile(void);
  */
 char *cix_pull_tree(void);
 
+/*
+ * The search path of a pulled tree's modules (TREE/CIX_PULL_MODULES and
+ * TREE/CIX_PULL_DISTRO) and their compiled path, appended to sb.
+ */
+struct strbuf;
+void cix_pull_search_path(const char *tree, struct strbuf *sb);
+void cix_pull_compiled_path(const char *tree, struct strbuf *sb);
+
 #endif

@@ -253,7 +253,7 @@ void cix_scheme_search_path(struct strbuf *sb)
 	if (path)
 		strbuf_addstr(sb, path);
 	else if (pulled)
-		strbuf_addf(sb, "%s/" CIX_PULL_MODULES ":%s/" CIX_PULL_DISTRO, pulled, pulled);
+		cix_pull_search_path(pulled, sb);
 	else
 		strbuf_addf(sb, "%s/scheme:%s/distro", CIX_DATA_DIR, CIX_DATA_DIR);
 	free(pulled);
@@ -270,7 +270,7 @@ void cix_scheme_compiled_path(struct strbuf *sb)
 	const char *compiled = cix_env(CIX_ENV_SCHEME_COMPILED_PATH);
 	char *pulled = compiled ? NULL : cix_pull_tree();   /* cix pull's */
 	if (pulled)
-		strbuf_addf(sb, "%s/" CIX_PULL_GO, pulled);
+		cix_pull_compiled_path(pulled, sb);
 	else
 		strbuf_addstr(sb, compiled ? compiled : CIX_GO_DIR);
 	free(pulled);
