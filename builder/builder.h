@@ -58,6 +58,12 @@ int elf_has_magic(const unsigned char *buf, size_t len);
 int elf_read_dyninfo(const unsigned char *buf, size_t len, struct elf_dyninfo *info,
 		     char *err, size_t errlen);
 void elf_dyninfo_free(struct elf_dyninfo *info);
+/*
+ * The same for the file open as fd, mapped for the while: 1 as well when it
+ * is not a regular file of at least 4 bytes; -1 with the reason in err when
+ * it cannot be mapped.
+ */
+int elf_read_fd(int fd, struct elf_dyninfo *info, char *err, size_t errlen);
 
 /* ---- util.c ---- */
 

@@ -3,10 +3,12 @@
 #include "builder.h"
 
 #include <elf.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /*
  * Only the program headers are read, as the dynamic loader does: PT_INTERP,
@@ -355,4 +357,22 @@ int elf_read_dyninfo(const unsigned char *buf, size_t len, struct elf_dyninfo *i
 		return 0;
 	info->dynamic = 1;
 	return read_dynamic(&img, info, phoff, phentsize, phnum, dynph, err, errlen);
+}
+
+int elf_read_fd(int fd, struct elf_dyninfo *info, char *err, size_t errlen)
+{
+	struct stat st;
+	void *map;
+	int r;
+
+	memset(info, 0, sizeof(*info));
+	/* The size of what is open, not of what a directory listed. */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 4)
+		return 1;
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return fail(err, errlen, "cannot map it: %s", strerror(errno));
+	r = elf_read_dyninfo(map, (size_t)st.st_size, info, err, errlen);
+	munmap(map, (size_t)st.st_size);
+	return r;
 }

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 struct validate {
@@ -51,10 +50,8 @@ static int validate_file(int dirfd, const char *name, const char *path, const st
 {
 	struct validate *v = ctx;
 	struct elf_dyninfo info;
-	struct stat now;
 	char why[200], *origin, *slash;
-	void *map;
-	size_t i, j, size;
+	size_t i, j;
 	int fd, r;
 
 	(void)err;
@@ -67,20 +64,8 @@ static int validate_file(int dirfd, const char *name, const char *path, const st
 		gb_note("note: cannot open '%s': %s; not validated", gb_quote(path), strerror(errno));
 		return 0;
 	}
-	/* The size of what was opened, not of what was listed. */
-	if (fstat(fd, &now) || !S_ISREG(now.st_mode) || now.st_size < 4) {
-		close(fd);
-		return 0;
-	}
-	size = (size_t)now.st_size;
-	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	r = elf_read_fd(fd, &info, why, sizeof(why));
 	close(fd);
-	if (map == MAP_FAILED) {
-		gb_note("note: cannot map '%s': %s; not validated", gb_quote(path), strerror(errno));
-		return 0;
-	}
-	r = elf_read_dyninfo(map, size, &info, why, sizeof(why));
-	munmap(map, size);
 	if (r < 0)
 		gb_note("note: '%s': %s; not validated", gb_quote(path), why);
 	if (r || !info.dynamic || (info.type != ET_EXEC && info.type != ET_DYN)) {
@@ -143,19 +128,9 @@ int gb_validate_runpath_outputs(struct gb_output *outs, size_t nr, char *err, si
 /* The dynamic information of the ELF file path (opened as fd), or 1 when it has none. */
 static int read_info(int fd, const char *path, struct elf_dyninfo *info)
 {
-	struct stat st;
 	char why[200];
-	void *map;
-	int r;
+	int r = elf_read_fd(fd, info, why, sizeof(why));
 
-	memset(info, 0, sizeof(*info));
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 4)
-		return 1;
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED)
-		return 1;
-	r = elf_read_dyninfo(map, (size_t)st.st_size, info, why, sizeof(why));
-	munmap(map, (size_t)st.st_size);
 	if (r < 0)
 		gb_note("note: '%s': %s; RUNPATH not shrunk", gb_quote(path), why);
 	if (r || !info->has_runpath || !info->dynamic) {

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -88,20 +87,14 @@ static int mkdir_parents(const char *file, char *err, size_t errlen)
 static void build_id_of(const char *f, char id[2 * ELF_MAX_BUILD_ID + 1])
 {
 	struct elf_dyninfo info;
-	struct stat st;
-	void *map;
 	int fd = open(f, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
 	id[0] = 0;
 	if (fd < 0)
 		return;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size >= 4 &&
-	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) != MAP_FAILED) {
-		if (!elf_read_dyninfo(map, (size_t)st.st_size, &info, NULL, 0))
-			memcpy(id, info.build_id, sizeof(info.build_id));
-		elf_dyninfo_free(&info);
-		munmap(map, (size_t)st.st_size);
-	}
+	if (!elf_read_fd(fd, &info, NULL, 0))
+		memcpy(id, info.build_id, sizeof(info.build_id));
+	elf_dyninfo_free(&info);
 	close(fd);
 }
 

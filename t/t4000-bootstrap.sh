@@ -96,6 +96,8 @@ let sys = "x86_64-linux"; in rec {
     tarball = builtins.storePath tarball;
     busybox = builtins.storePath busybox;
     wrapper = builtins.storePath wrapper;
+    multiarch = "x86_64-linux-gnu"; tool_prefix = "x86_64-linux-gnu";
+    loader = "ld-linux-x86-64.so.2";
   };
   hello = derivation {
     name = "hello-boot"; system = sys;

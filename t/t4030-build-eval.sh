@@ -425,7 +425,18 @@ test_expect_success '--system: the derivations say it, and the packages see it a
 test_expect_success '--system with no bootstrap binaries for it: one line naming it' '
 	test_must_fail cix build -d --system=riscv64-linux hello 2>err &&
 	test_line_count = 1 err &&
-	grep "no bootstrap binaries for riscv64-linux (there are for x86_64-linux)" err
+	grep "no bootstrap binaries for riscv64-linux (there are for x86_64-linux, i686-linux)" err
+'
+
+test_expect_success 'the arguments of a package are worked out for the system it is lowered for' '
+	cix build -d --system=i686-linux linux-headers >h32.drv &&
+	cix build -d linux-headers >h64.drv &&
+	cix derivation show "$(cat h32.drv)" >h32.json &&
+	cix derivation show "$(cat h64.drv)" >h64.json &&
+	grep "\"system\": \"i686-linux\"" h32.json && grep -q "ARCH=i386 " h32.json &&
+	grep "\"system\": \"x86_64-linux\"" h64.json && grep -q "ARCH=x86_64 " h64.json &&
+	cix build -d --system=i686-linux -e "(@ (gnu packages base) gnu-make)" >m32.drv &&
+	cix derivation show "$(cat m32.drv)" | grep -q "MAKE_HOST .*i686-pc-linux-gnu"
 '
 
 # (The host's /bin/sh as builder: not through a daemon, whose sandbox

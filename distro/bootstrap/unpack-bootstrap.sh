@@ -13,6 +13,9 @@
 #   extra    (optional) store path of bootstrap-tools-extra.tar.xz, g++ and
 #            Python, unpacked on top of the tarball; then bin/g++ and bin/c++
 #            wrappers are written too
+#   multiarch    Debian's multiarch directory of the seeds (x86_64-linux-gnu)
+#   tool_prefix  the prefix of their compiler drivers (x86_64-linux-gnu)
+#   loader       the name of their loader (ld-linux-x86-64.so.2)
 #
 # It unpacks the tarball into $out, sets the program interpreter of every
 # dynamically linked program (listed in share/cix-bootstrap/interp-files) to
@@ -21,9 +24,10 @@
 
 bb=$busybox/bin/busybox
 : "${out:?}" "${tarball:?}" "${busybox:?}" "${wrapper:?}"
+: "${multiarch:?}" "${tool_prefix:?}" "${loader:?}"
 tmp=${TMPDIR:-/build}/unpack-bootstrap
-libdir=$out/lib/x86_64-linux-gnu
-ld=$libdir/ld-linux-x86-64.so.2
+libdir=$out/lib/$multiarch
+ld=$libdir/$loader
 store=${out%/*}
 
 $bb mkdir -p "$out" "$tmp"
@@ -37,11 +41,11 @@ fi
 # patchelf is itself dynamic: run a copy of it, and of the libraries it needs,
 # through the loader, never the files it rewrites (doc/bootstrap.md, pitfall 8).
 $bb cp "$out/usr/bin/patchelf" "$libdir/libc.so.6" "$libdir/libm.so.6" \
-	"$libdir/libgcc_s.so.1" "$out/usr/lib/x86_64-linux-gnu/libstdc++.so.6" "$ld" "$tmp/"
+	"$libdir/libgcc_s.so.1" "$out/usr/lib/$multiarch/libstdc++.so.6" "$ld" "$tmp/"
 n=0
 while IFS= read -r f; do
 	[ -n "$f" ] || continue
-	"$tmp/ld-linux-x86-64.so.2" --library-path "$tmp" "$tmp/patchelf" \
+	"$tmp/$loader" --library-path "$tmp" "$tmp/patchelf" \
 		--set-interpreter "$ld" "$out/$f"
 	n=$((n + 1))
 done <<EOF_LISTS
@@ -55,20 +59,20 @@ $bb rm -rf "$tmp"
 # wrap NAME DRIVER WHAT: write $out/bin/NAME.
 wrap () {
 	$bb sed -e "s|@bash@|$out/bin/bash|" -e "s|@name@|$1|" -e "s|@what@|$3|" \
-		-e "s|@driver@|$out/usr/bin/$2|" -e "s|@libc_lib@|$out/lib/x86_64-linux-gnu|" \
+		-e "s|@driver@|$out/usr/bin/$2|" -e "s|@libc_lib@|$libdir|" -e "s|@loader@|$ld|" \
 		-e "s|@store@|$store|" -e "s|@always@|--sysroot=$out|" "$wrapper" >"$out/bin/$1"
 	$bb chmod 0755 "$out/bin/$1"
 }
-wrap gcc x86_64-linux-gnu-gcc-12 "the bootstrap's gcc 12"
+wrap gcc "$tool_prefix-gcc-12" "the bootstrap's gcc 12"
 $bb cp "$out/bin/gcc" "$out/bin/cc"
 if [ -n "${extra:-}" ]; then
-	wrap g++ x86_64-linux-gnu-g++-12 "the bootstrap's g++ 12"
+	wrap g++ "$tool_prefix-g++-12" "the bootstrap's g++ 12"
 	$bb cp "$out/bin/g++" "$out/bin/c++"
 fi
 $bb cat >"$out/bin/cpp" <<EOF
 #!$out/bin/bash
 # cpp - the bootstrap's C preprocessor with its sysroot
-exec $out/usr/bin/x86_64-linux-gnu-cpp-12 --sysroot=$out "\$@"
+exec $out/usr/bin/$tool_prefix-cpp-12 --sysroot=$out "\$@"
 EOF
 $bb chmod 0755 "$out/bin/cpp"
 

@@ -5,6 +5,7 @@
   #:use-module (guix download)
   #:use-module (guix build-system gnu)
   #:use-module (guix licenses)
+  #:use-module ((gnu packages bootstrap) #:select (gnu-triplet))
   #:export (hello
             sed
             grep
@@ -317,12 +318,13 @@ bzip2, xz and others.")
 ;; configure script, no Makefile.in at the top and none of the gnulib m4
 ;; files configure.ac calls for (Debian regenerates them at build time); with
 ;; no autotools packaged, and not even the macros to run them on,
-;; make is configured and built by hand for glibc on x86_64 GNU/Linux.
+;; make is configured and built by hand for glibc on GNU/Linux (x86-64 or
+;; i686: what differs, the host's name and the size of off_t, is given).
 ;; The configuration: src/config.h.in with what configure finds on glibc 2.36
 ;; (posix_spawn, the jobserver, 'load', high-resolution time stamps, glibc's
 ;; glob), without NLS or Guile.
-(define %gnu-make-configure
-  "# src/config.h from src/config.h.in, for glibc 2.36 on x86_64 GNU/Linux
+(define (gnu-make-configure)
+  (string-append "# src/config.h from src/config.h.in, for glibc 2.36 on GNU/Linux
 defs=\"HAVE_ALLOCA HAVE_ALLOCA_H HAVE_ATEXIT HAVE_CLOCK_GETTIME
 HAVE_DECL_DLERROR HAVE_DECL_DLOPEN HAVE_DECL_DLSYM HAVE_DECL_GETDTABLESIZE
 HAVE_DECL_PROGRAM_INVOCATION_NAME HAVE_DECL_PROGRAM_INVOCATION_SHORT_NAME
@@ -350,7 +352,7 @@ script=
 for d in $defs; do script=\"$script;s/^#undef $d\\$/#define $d 1/\"; done
 sed -e \"${script#;}\" \\
     -e 's/^#undef HAVE_DECL_\\(BSD_SIGNAL\\|SYS_SIGLIST\\|_SYS_SIGLIST\\|__SYS_SIGLIST\\|__ARGV\\)$/#define HAVE_DECL_\\1 0/' \\
-    -e 's/^#undef MAKE_HOST$/#define MAKE_HOST \"x86_64-pc-linux-gnu\"/' \\
+    -e 's/^#undef MAKE_HOST$/#define MAKE_HOST \"" (gnu-triplet) "\"/' \\
     -e 's/^#undef PACKAGE$/#define PACKAGE \"make\"/' \\
     -e 's/^#undef PACKAGE_BUGREPORT$/#define PACKAGE_BUGREPORT \"bug-make@gnu.org\"/' \\
     -e 's/^#undef PACKAGE_NAME$/#define PACKAGE_NAME \"GNU make\"/' \\
@@ -364,7 +366,7 @@ sed -e \"${script#;}\" \\
     -e 's/^#undef SCCS_GET$/#define SCCS_GET \"get\"/' \\
     -e 's/^#undef ST_MTIM_NSEC$/#define ST_MTIM_NSEC st_mtim.tv_nsec/' \\
     -e 's/^# undef \\(_ALL_SOURCE\\|_GNU_SOURCE\\|_POSIX_PTHREAD_SEMANTICS\\|_TANDEM_SOURCE\\|__EXTENSIONS__\\)$/# define \\1 1/' \\
-    src/config.h.in >src/config.h")
+    src/config.h.in >src/config.h"))
 
 ;; The sources Makefile.am lists for a POSIX system, without Guile, and the
 ;; few gnulib modules make takes that glibc lacks (find_in_given_path and
@@ -381,7 +383,7 @@ lib/xalloc-die.c lib/xconcat-filename.c\"
 objs=
 for c in $srcs; do
   o=${c%.c}.o
-  gcc -O2 -g -Wall -Isrc -Ilib -DHAVE_CONFIG_H \\
+  gcc -O2 -g -Wall -D_FILE_OFFSET_BITS=64 -Isrc -Ilib -DHAVE_CONFIG_H \\
     -DLIBDIR=\\\"$out/lib\\\" -DINCLUDEDIR=\\\"$out/include\\\" \\
     -DLOCALEDIR=\\\"$out/share/locale\\\" -c -o $o $c
   objs=\"$objs $o\"
@@ -414,7 +416,7 @@ gcc -O2 -g -Wl,--export-dynamic -o make $objs")
                       (add-after 'unpack 'set-default-shell
                         "sed -i \"s|^const char \\*default_shell = \\\"/bin/sh\\\";|const char *default_shell = \\\"$(command -v sh)\\\";|\" src/job.c
 ! grep -q '\"/bin/sh\";' src/job.c")
-                      (replace 'configure %gnu-make-configure)
+                      (replace 'configure (gnu-make-configure))
                       (replace 'build %gnu-make-build)
                       (replace 'install
                         "install -D -m 755 make $out/bin/make

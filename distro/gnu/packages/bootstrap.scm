@@ -5,7 +5,9 @@
   #:use-module (guix build-system trivial)
   #:use-module (guix licenses)
   #:export (%bootstrap-tarball %bootstrap-busybox %bootstrap-tools %gnu-build
-            %gnu-build-command data-file))
+            %gnu-build-command data-file
+            seed-multiarch seed-tool-prefix seed-loader seed-system-env
+            linux-arch gnu-triplet))
 
 ;;; The bootstrap binaries are made by scripts/make-bootstrap from pinned
 ;;; Debian 12 packages, reproducibly (the same bytes on every machine), and
@@ -18,18 +20,53 @@
   (string-append ((module-ref (resolve-interface '(cix primitives)) '%cix-data-dir))
                  "/" name))
 
-;;; One per system: these are x86-64 binaries (%current-system, which
-;;; cix build --system sets, picks them when lowering).
+;;; The names a system's seeds use, Debian's: its multiarch directory
+;;; (lib/MULTIARCH), the prefix of its compiler drivers (MULTIARCH-gcc-12
+;;; on x86-64, i686-linux-gnu-gcc-12 on i386), its loader, the kernel's
+;;; name of the architecture (ARCH= of the kernel's headers) and the GNU
+;;; triplet of the tool chain built from them.
+(define %seed-systems
+  '(("x86_64-linux" "x86_64-linux-gnu" "x86_64-linux-gnu" "ld-linux-x86-64.so.2"
+     "x86_64" "x86_64-pc-linux-gnu")
+    ("i686-linux" "i386-linux-gnu" "i686-linux-gnu" "ld-linux.so.2"
+     "i386" "i686-pc-linux-gnu")))
+
+(define (seed-system-field n)
+  (let ((system (%current-system)))
+    (list-ref (or (assoc system %seed-systems)
+                  (error (format #f "no bootstrap binaries for ~a (there are for ~a)"
+                                 system (string-join (map car %seed-systems) ", "))))
+              n)))
+
+(define (seed-multiarch) (seed-system-field 1))
+(define (seed-tool-prefix) (seed-system-field 2))
+(define (seed-loader) (seed-system-field 3))
+(define (linux-arch) (seed-system-field 4))
+(define (gnu-triplet) (seed-system-field 5))
+
+;;; The environment of a build that unpacks or wraps the seeds: the names
+;;; above, for the system being built (unpack-bootstrap.sh reads them).
+(define (seed-system-env)
+  `(#:env (("multiarch" . ,(seed-multiarch))
+           ("tool_prefix" . ,(seed-tool-prefix))
+           ("loader" . ,(seed-loader)))))
+
+;;; One per system (%current-system, which cix build --system sets, picks
+;;; them when lowering): scripts/make-bootstrap [--system SYSTEM] prints them.
 (define %bootstrap-tarball
   (bootstrap-item "bootstrap-tools-gnu.tar.xz"
                   `(("x86_64-linux"
-                     . ,(base32 "0vdg1mmp095vld2flgip1p1ckzshydn7by161vic67113igvaik9")))
+                     . ,(base32 "0vdg1mmp095vld2flgip1p1ckzshydn7by161vic67113igvaik9"))
+                    ("i686-linux"
+                     . ,(base32 "0nvpjb7qmi3kk8k00a2ivjisl3v74my5188s9jhfppbialzppwqs")))
                   #f))
 
 (define %bootstrap-busybox
   (bootstrap-item "busybox"
                   `(("x86_64-linux"
-                     . ,(base32 "0h2cvvd5bkprq91zyak0149xwqr6p5hc0vw1xrshlzfg6z8dlk29")))
+                     . ,(base32 "0h2cvvd5bkprq91zyak0149xwqr6p5hc0vw1xrshlzfg6z8dlk29"))
+                    ("i686-linux"
+                     . ,(base32 "0x6p6kcbn36wx9nnalmvww02pmm8mc13aydx56hgpnqb4p4glfgz")))
                   #t))
 
 ;;; Unpacked in the sandbox by busybox: the interpreter of each program set
@@ -47,8 +84,9 @@
               ("wrapper" ,(local-file (data-file "distro/bootstrap/gcc-wrapper.in")
                                       "gcc-wrapper.in"))))
     (arguments
-     '(#:implicit-inputs? #f
-       #:builder ((input "busybox" "/bin/busybox") "sh" "-e" (input "script"))))
+     `(#:implicit-inputs? #f
+       #:builder ((input "busybox" "/bin/busybox") "sh" "-e" (input "script"))
+       ,@(seed-system-env)))
     (synopsis "Bootstrap binaries of the GNU tool chain and utilities")
     (description "Binaries from Debian 12 packages, relocated into the store,
 from which every package is built.")

@@ -43,7 +43,9 @@
 (define %bootstrap-tarball-extra
   (bootstrap-item "bootstrap-tools-extra.tar.xz"
                   `(("x86_64-linux"
-                     . ,(base32 "09dd6545lbg0mlshprw3j4gqrxqx2i267ljqgw1ilfrz6jr6slhz")))
+                     . ,(base32 "09dd6545lbg0mlshprw3j4gqrxqx2i267ljqgw1ilfrz6jr6slhz"))
+                    ("i686-linux"
+                     . ,(base32 "1l4injx4ambp3nn4z9f5245fq0xv3dpvh992fwx9yr8yvzgkaqci")))
                   #f))
 
 (define %bootstrap-tools-full
@@ -86,8 +88,9 @@ distribution's own tool chain is built.")))
            (modify-phases %standard-phases
              (delete 'configure)
              (replace 'build
-               "sh=$(command -v bash)
-make -j\"${NIX_BUILD_CORES:-1}\" ARCH=x86_64 HOSTCC=gcc SHELL=\"$sh\" CONFIG_SHELL=\"$sh\" headers")
+               (string-append "sh=$(command -v bash)
+make -j\"${NIX_BUILD_CORES:-1}\" ARCH=" (linux-arch)
+                              " HOSTCC=gcc SHELL=\"$sh\" CONFIG_SHELL=\"$sh\" headers"))
              (replace 'install
                "mkdir -p \"$out/include\"
 cd usr/include
@@ -96,7 +99,7 @@ find . -name '*.h' -type f | while read -r f; do
   cp \"$f\" \"$out/include/$f\"
 done
 test -f \"$out/include/linux/version.h\"
-test -f \"$out/include/asm/unistd_64.h\""))))
+test -f \"$out/include/asm/unistd.h\""))))
     (synopsis "Linux kernel's headers for user space")
     (description "The headers of the Linux kernel's programming interface
 for programs in user space (system calls, ioctls, structures), which the C
@@ -157,7 +160,8 @@ build.")
 
 ;;; The raw compiler of the seeds, not its wrapper: glibc links nothing of
 ;;; the seeds' C library and sets its programs' interpreter itself.
-(define %seed-cc "${bootstrap_tools}/usr/bin/x86_64-linux-gnu-gcc-12")
+(define (seed-cc)
+  (string-append "${bootstrap_tools}/usr/bin/" (seed-tool-prefix) "-gcc-12"))
 
 (define %bash-source
   (origin
@@ -199,7 +203,7 @@ build.")
            ;; directory, not a RUNPATH.
            #:validate-runpath? #f
            #:configure-flags
-           (list (string-append "CC=" %seed-cc)
+           (list (string-append "CC=" (seed-cc))
                  "--with-headers=${linux_headers}/include"
                  "--disable-werror"
                  "--disable-nscd"
@@ -237,8 +241,8 @@ test -f \"$out/include/linux/limits.h\" && test -f \"$out/include/asm/unistd.h\"
              (add-after 'install 'install-shell
                ;; A static Bash on this very glibc: the seeds' compiler with
                ;; none of the seeds' headers or libraries.
-               "set -e
-cc=\"$bootstrap_tools/usr/bin/x86_64-linux-gnu-gcc-12\"
+               (string-append "set -e
+cc=\"" (seed-cc) "\"
 CC=\"$cc -static -nostdinc -isystem $($cc -print-file-name=include) -isystem $out/include -isystem $linux_headers/include -B$out/lib/ -L$out/lib\"
 mkdir -p \"$TMPDIR/sh\" && cd \"$TMPDIR/sh\"
 tar xf \"$bash_source\" && cd bash-*
@@ -246,7 +250,7 @@ tar xf \"$bash_source\" && cd bash-*
   --without-curses CC=\"$CC\" >configure.log 2>&1 || { tail -40 configure.log; exit 1; }
 make -j\"${NIX_BUILD_CORES:-2}\" >make.log 2>&1 || { tail -40 make.log; exit 1; }
 install -D -m 0555 bash \"$out/libexec/sh\"
-\"$out/libexec/sh\" -c 'echo static shell: $BASH_VERSION'")
+\"$out/libexec/sh\" -c 'echo static shell: $BASH_VERSION'"))
              (add-after 'install-shell 'use-own-shell
                ;; Its scripts (ldd, tzselect, sotruss, xtrace), whose
                ;; configure wrote the seeds' bash in them, run that shell.
@@ -297,7 +301,8 @@ locales), and the dynamic loader every program of the distribution runs on.")
     (arguments
      `(#:implicit-inputs? #f
        #:builder
-       ,(seed-script "boot=$bootstrap_tools
+       ,(seed-script (string-append "boot=$bootstrap_tools
+tool=" (seed-tool-prefix) " multiarch=" (seed-multiarch) " loader=" (seed-loader) "
 cxx=$boot/usr/include/c++/12
 mkdir -p $out/bin
 # wrap NAME DRIVER ALWAYS...: $out/bin/NAME from the template.
@@ -307,17 +312,18 @@ wrap () {
   sed -e \"s|@bash@|$boot/bin/bash|\" -e \"s|@name@|$name|\" \\
       -e \"s|@what@|the seeds' $driver for the store's glibc|\" \\
       -e \"s|@driver@|$boot/usr/bin/$driver|\" -e \"s|@libc_lib@|$glibc/lib|\" \\
+      -e \"s|@loader@|$glibc/lib/$loader|\" \\
       -e \"s|@store@|${out%/*}|\" -e \"s|@always@|$*|\" $wrapper >$out/bin/$name
   chmod 0555 $out/bin/$name
 }
 c=\"-B$glibc/lib/ -idirafter $glibc/include -static-libgcc\"
-cplus=\"-isystem $cxx -isystem $boot/usr/include/x86_64-linux-gnu/c++/12 -isystem $cxx/backward $c -static-libstdc++\"
-wrap gcc x86_64-linux-gnu-gcc-12 $c
-wrap cc x86_64-linux-gnu-gcc-12 $c
-wrap g++ x86_64-linux-gnu-g++-12 $cplus
-wrap c++ x86_64-linux-gnu-g++-12 $cplus
+cplus=\"-isystem $cxx -isystem $boot/usr/include/$multiarch/c++/12 -isystem $cxx/backward $c -static-libstdc++\"
+wrap gcc $tool-gcc-12 $c
+wrap cc $tool-gcc-12 $c
+wrap g++ $tool-g++-12 $cplus
+wrap c++ $tool-g++-12 $cplus
 printf '#!%s\\nexec %s -idirafter %s \"$@\"\\n' $boot/bin/bash \\
-  $boot/usr/bin/x86_64-linux-gnu-cpp-12 $glibc/include >$out/bin/cpp
+  $boot/usr/bin/$tool-cpp-12 $glibc/include >$out/bin/cpp
 chmod 0555 $out/bin/cpp
 # It works: a C and a C++ program, run on the store's glibc.
 cd $TMPDIR
@@ -327,7 +333,7 @@ $out/bin/gcc -O t.c -o t -lm
 printf '#include <iostream>\\n#include <vector>\\nint main(){std::vector<int> v{1,2};std::cout<<v.size()<<std::endl;}\\n' >t.cc
 $out/bin/g++ t.cc -o tt
 ./tt
-test \"$(./tt)\" = 2")))
+test \"$(./tt)\" = 2"))))
     (synopsis "The bootstrap compiler, building for the store's C library")
     (description "Wrappers of the bootstrap binaries' gcc and g++ that
 compile and link against the distribution's glibc.")
@@ -529,12 +535,15 @@ printf 'all:\n%%:\n\t@:\n' >gmp/doc/Makefile.in
 test -f gcc/gcc.cc && test -f gmp/configure && test -f mpc/configure")
              (add-after 'unpack-gcc 'use-store-glibc
                ;; The loader, start files and libraries of the store's
-               ;; glibc, not /lib64 and /usr/lib; libraries in lib/, not lib64/.
-               "set -e
+               ;; glibc, not /lib64 and /usr/lib; libraries in lib/, not
+               ;; lib64/. The target's header is linux64.h on x86-64,
+               ;; linux.h on i686.
+               (string-append "set -e
+h=gcc/config/i386/" (if (string=? (linux-arch) "x86_64") "linux64.h" "linux.h") "
 sed -i -e \"s|/lib64/ld-linux-x86-64.so.2|$glibc/lib/ld-linux-x86-64.so.2|\" \\
-  -e \"s|/lib/ld-linux.so.2|$glibc/lib/ld-linux.so.2|\" gcc/config/i386/linux64.h
-grep -q \"$glibc/lib/ld-linux-x86-64.so.2\" gcc/config/i386/linux64.h
-cat >>gcc/config/i386/linux64.h <<EOF
+  -e \"s|/lib/ld-linux.so.2|$glibc/lib/ld-linux.so.2|\" $h
+grep -q \"$glibc/lib/" (seed-loader) "\" $h
+cat >>$h <<EOF
 #undef STANDARD_STARTFILE_PREFIX_1
 #define STANDARD_STARTFILE_PREFIX_1 \"$glibc/lib/\"
 #undef STANDARD_STARTFILE_PREFIX_2
@@ -543,7 +552,7 @@ EOF
 sed -i -e '/m64=/s/lib64/lib/' gcc/config/i386/t-linux64
 # The as and collect-ld scripts its build writes run the shell in PATH.
 sed -i \"1s|^#! */bin/sh|#!$(command -v bash)|\" gcc/exec-tool.in
-! grep -q '^#! */bin/sh' gcc/exec-tool.in")
+! grep -q '^#! */bin/sh' gcc/exec-tool.in"))
              ;; The manual's hook documentation cannot be checked against
              ;; Debian's stripped doc/tm.texi.in: said to be done.
              (add-before 'install 'no-tm-texi "touch gcc/s-tm-texi")

@@ -7,6 +7,13 @@
   #:use-module (guix licenses)
   #:export (perl))
 
+;;; The name Configure gives this system's architecture with threads, the
+;;; directory of libperl.so under lib/perl5/VERSION.
+(define (perl-archname)
+  (let ((system (%current-system)))
+    (string-append (substring system 0 (string-index system #\-))
+                   "-linux-thread-multi")))
+
 (define perl
   (package
     (name "perl")
@@ -29,8 +36,9 @@
              ;; modules under lib/perl5 (-Dinstallstyle), so that PERL5LIB
              ;; of a profile finds them; scripts start with this perl.
              (replace 'configure
-               "rm -f config.sh Policy.sh
+               (string-append "rm -f config.sh Policy.sh
 libc=\"$glibc\"
+core=\"$out/lib/perl5/5.36.0/" (perl-archname) "/CORE\"
 bash ./Configure -des -Dprefix=\"$out\" -Dcc=gcc \\
   -Dsh=\"$(command -v sh)\" \\
   -Dman1dir=\"$out/share/man/man1\" -Dman3dir=\"$out/share/man/man3\" \\
@@ -39,9 +47,8 @@ bash ./Configure -des -Dprefix=\"$out\" -Dcc=gcc \\
   -Dlibpth=\"$libc/lib\" -Dglibpth=\"$libc/lib\" -Dplibpth=\"$libc/lib\" \\
   -Dusrinc=\"$libc/include\" \\
   -Dstartperl=\"#!$out/bin/perl\" -Dperlpath=\"$out/bin/perl\" \\
-  -Dlddlflags=\"-shared -Wl,-rpath=$out/lib/perl5/5.36.0/x86_64-linux-thread-multi/CORE\" \\
-  -Dldflags=\"-Wl,-rpath=$out/lib/perl5/5.36.0/x86_64-linux-thread-multi/CORE\" \\
-  -Dpager=less -Uinstallusrbinperl")
+  -Dlddlflags=\"-shared -Wl,-rpath=$core\" -Dldflags=\"-Wl,-rpath=$core\" \\
+  -Dpager=less -Uinstallusrbinperl"))
              ;; The harness runs the 2,750 test files two at a time; three
              ;; skip themselves, failing in a build of the store only:
              ;; porting/regen.t checks that generated files match their

@@ -119,8 +119,12 @@ simple C interface, with the gnutls-cli and certtool programs.")
      (list #:phases
            (modify-phases %standard-phases
              (replace 'configure
-               "perl ./Configure --prefix=\"$out\" --libdir=lib --openssldir=/etc/ssl \\
-  shared no-ssl3 linux-x86_64 \"-Wl,-rpath,$out/lib\"")
+               ;; Its name of the target: linux-x86_64, or linux-elf for i686.
+               (string-append "perl ./Configure --prefix=\"$out\" --libdir=lib --openssldir=/etc/ssl \\
+  shared no-ssl3 "
+                              (if (string=? (%current-system) "i686-linux")
+                                  "linux-elf" "linux-x86_64")
+                              " \"-Wl,-rpath,$out/lib\""))
              (replace 'check "make test HARNESS_JOBS=${NIX_BUILD_CORES:-1}")
              ;; Not the documentation in HTML (thousands of pages): the
              ;; manual pages only.

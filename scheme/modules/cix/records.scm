@@ -15,8 +15,11 @@
 ;;; (NAME (FIELD EXPR) ... (inherit BASE)) becomes
 ;;;   (let* ((FIELD EXPR) ...) (BUILDER (list (cons 'FIELD FIELD) ...) BASE 'LOCATION))
 ;;; so that a field sees the fields written before it. An unknown field is
-;;; a syntax error at its place.
-(define (expand-record-form x who builder field-names)
+;;; a syntax error at its place. A field of THUNKED is bound to a procedure
+;;; of no arguments that computes it, as Guix's thunked fields: its value is
+;;; worked out each time it is asked for, so that it sees the parameters of
+;;; that time (%current-system when a package is lowered).
+(define* (expand-record-form x who builder field-names #:optional (thunked '()))
   (define location
     (let ((props (syntax-source x)))
       (and props (location->string props))))
@@ -41,7 +44,12 @@
          (((f e) . rest)
           (identifier? #'f)
           (if (memq (syntax->datum #'f) field-names)
-              (loop #'rest (cons #'(f e) binds) base)
+              (loop #'rest
+                    (cons (if (memq (syntax->datum #'f) thunked)
+                              #'(f (lambda () e))
+                              #'(f e))
+                          binds)
+                    base)
               (syntax-violation who
                                 (format #f "unknown field `~a'" (syntax->datum #'f))
                                 x (car cs))))

@@ -23,7 +23,7 @@
             bootstrap-item-sha256 bootstrap-item-recursive? bootstrap-item-hash
             local-file local-file? local-file-file local-file-name
             local-file-select? local-file-selection
-            base32 %current-system %current-target-system
+            base32 %current-system %current-target-system %supported-systems
             package-derivation package-cross-derivation
             package-field-names))
 
@@ -43,7 +43,7 @@
   (version package-version)
   (source package-source)
   (build-system package-build-system)
-  (arguments package-arguments)
+  (arguments %package-arguments)
   (inputs package-inputs)
   (native-inputs package-native-inputs)
   (propagated-inputs package-propagated-inputs)
@@ -77,7 +77,7 @@
                   ((version) (package-version base))
                   ((source) (package-source base))
                   ((build-system) (package-build-system base))
-                  ((arguments) (package-arguments base))
+                  ((arguments) (%package-arguments base))
                   ((inputs) (package-inputs base))
                   ((native-inputs) (package-native-inputs base))
                   ((propagated-inputs) (package-propagated-inputs base))
@@ -115,7 +115,14 @@
                         '(name version source build-system arguments inputs
                           native-inputs propagated-inputs outputs
                           native-search-paths search-paths synopsis
-                          description license home-page properties))))
+                          description license home-page properties)
+                        '(arguments))))
+
+;;; A package's arguments, worked out now (the field is thunked: see
+;;; expand-record-form), so that they follow %current-system.
+(define (package-arguments p)
+  (let ((a (%package-arguments p)))
+    (if (procedure? a) (a) a)))
 
 (define (package-full-name p)
   (string-append (package-name p) "-" (package-version p)))
@@ -277,7 +284,10 @@
     (error "package-cross-derivation: the target is a GNU triplet, not" target))
   (%package-derivation package target))
 
+;;; The systems cix builds for: x86-64, and i686 on an x86-64 kernel.
+(define %supported-systems '("x86_64-linux" "i686-linux"))
+
 (define (check-system who system)
-  (unless (equal? system "x86_64-linux")
-    (error (format #f "~a: cannot build for system ~s here (only x86_64-linux)"
-                   who system))))
+  (unless (member system %supported-systems)
+    (error (format #f "~a: cannot build for system ~s (only ~a)"
+                   who system (string-join %supported-systems ", ")))))
