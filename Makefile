@@ -90,11 +90,14 @@ $(B)/cli/%.o: cli/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ipkg -Ischeme $(CFLAGS) -MMD -MP -c -o $@ $<
 
-# guild compiles each module with the others on its load path.
-$(B)/scheme/go/%.go: scheme/modules/%.scm
+# guild compiles each module with the others on its load path. A module's
+# .go may hold code of the modules it uses (macros such as `package', record
+# accessors, small procedures Guile inlines across modules), so every .go
+# is compiled again when any module changes.
+$(B)/scheme/go/%.go: scheme/modules/%.scm $(SCM_SRCS)
 	@mkdir -p $(dir $@)
 	GUILE_AUTO_COMPILE=0 $(GUILD) compile -W0 -L scheme/modules -L distro -L build-aux/guild -o $@ $< >/dev/null
-$(B)/scheme/go/%.go: distro/%.scm
+$(B)/scheme/go/%.go: distro/%.scm $(SCM_SRCS)
 	@mkdir -p $(dir $@)
 	GUILE_AUTO_COMPILE=0 $(GUILD) compile -W0 -L scheme/modules -L distro -L build-aux/guild -o $@ $< >/dev/null
 
