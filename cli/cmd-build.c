@@ -173,7 +173,7 @@ static int run(struct opts *o)
 	};
 	/* The caches the builds may fetch from (the store reads them when needed). */
 	subst_cli_apply(&o->subst, &bo);
-	struct cix_lower l = { .store = s, .system = o->system ? o->system : "x86_64-linux" };
+	struct cix_lower l = { .store = s, .system = o->system ? o->system : cix_build_this_system() };
 	ss = cix_scheme_session_new(&l, o->target);
 	for (size_t i = 0; i < o->specs.nr; i++, k++) {
 		struct cix_scheme_target st;

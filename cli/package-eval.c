@@ -3,6 +3,7 @@
 #include "cix.h"
 #include "env.h"
 #include "package.h"
+#include "build.h"
 #include "eval-cache.h"
 #include "lower.h"
 #include "profile.h"
@@ -50,8 +51,8 @@ static int open_cache(struct cix_store *s)
 	cix_scheme_search_path(&search);
 	cix_scheme_compiled_path(&compiled);
 	ec.file = cix_eval_cache_file(search.buf, s->store_dir);
-	if (ec.file && cix_eval_stamp(search.buf, compiled.buf, s->store_dir, "x86_64-linux", stamp,
-				      &err) == 0) {
+	if (ec.file && cix_eval_stamp(search.buf, compiled.buf, s->store_dir,
+				      cix_build_this_system(), stamp, &err) == 0) {
 		cix_eval_cache_load(ec.file, stamp, &ec.c);
 		ec.state = 1;
 	}

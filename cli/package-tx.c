@@ -599,7 +599,7 @@ int package_run(const struct pkg_opts *o)
 	if (changes && ((r = check_writable(profile.buf, &err)) < 0 ||
 			(r = cix_profile_lock(profile.buf, &lock, &err)) < 0))
 		goto out;
-	struct cix_lower l = { .store = s, .system = "x86_64-linux", .dry_run = o->dry_run,
+	struct cix_lower l = { .store = s, .system = cix_build_this_system(), .dry_run = o->dry_run,
 			       .files_read = pkg_eval_files() };
 	if (o->roll_back) {
 		char *empty = NULL;

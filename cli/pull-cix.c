@@ -140,7 +140,7 @@ static const char *version_of(const char *path)
 int pull_build_cix(struct cix_store *s, const char *item, const char *tree, const char *commit,
 		   const char *work, char **generation, struct cix_err *err)
 {
-	struct cix_lower l = { .store = s, .system = "x86_64-linux" };
+	struct cix_lower l = { .store = s, .system = cix_build_this_system() };
 	struct cix_build_opts bo = { .max_jobs = 1, .log_fd = 2 };
 	struct cix_manifest m = { 0 };
 	struct strbuf extras = STRBUF_INIT, text = STRBUF_INIT;

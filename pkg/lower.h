@@ -127,7 +127,7 @@ struct cix_package {
 
 struct cix_lower {
 	struct cix_store *store;
-	const char *system;            /* "x86_64-linux" */
+	const char *system;            /* "x86_64-linux": by default the machine's own (cix_build_this_system) */
 	/*
 	 * Set: cix_lower_profile computes the profile's paths without writing
 	 * its .drv (for -n: the packages it holds may not be built, and a .drv
