@@ -58,7 +58,7 @@
                   `(("x86_64-linux"
                      . ,(base32 "0vdg1mmp095vld2flgip1p1ckzshydn7by161vic67113igvaik9"))
                     ("i686-linux"
-                     . ,(base32 "0nvpjb7qmi3kk8k00a2ivjisl3v74my5188s9jhfppbialzppwqs")))
+                     . ,(base32 "0zxr3f2v25ghpkqzg1hvgzikf0c7mgvn6fd7qfszli56csx18b37")))
                   #f))
 
 (define %bootstrap-busybox
