@@ -58,7 +58,7 @@
                   `(("x86_64-linux"
                      . ,(base32 "0vdg1mmp095vld2flgip1p1ckzshydn7by161vic67113igvaik9"))
                     ("i686-linux"
-                     . ,(base32 "0zxr3f2v25ghpkqzg1hvgzikf0c7mgvn6fd7qfszli56csx18b37")))
+                     . ,(base32 "1zimxm6r4zjjg891n35rld3rd7krcqkm2h8v1nafihmcjxhfhyw3")))
                   #f))
 
 (define %bootstrap-busybox
