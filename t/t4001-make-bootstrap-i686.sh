@@ -62,6 +62,8 @@ test_expect_success I686 'the i686 tarball is in the i386 layout' '
 	! grep -e "-> /" list &&
 	grep " \./lib/i386-linux-gnu/ld-linux\.so\.2 -> " list &&
 	! grep " \./lib/ld-linux\.so\.2" list &&
+	xz -dc "$BOOT32/bootstrap-tools-gnu.tar.xz" | tar -xOf - ./usr/lib/i386-linux-gnu/libc.so >libc.so &&
+	grep -F "AS_NEEDED ( /lib/i386-linux-gnu/ld-linux.so.2 )" libc.so &&
 	grep " \./usr/lib/gcc/i686-linux-gnu/12/as -> ../../../../bin/i686-linux-gnu-as\$" list &&
 	grep " \./usr/lib/i386-linux-gnu/libc_nonshared\.a\$" list &&
 	! grep -e "x86_64-linux-gnu/\$" -e " \./lib64/" list &&
