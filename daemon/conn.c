@@ -251,28 +251,38 @@ _Static_assert(offsetof(struct conn, w) == 0, "the wire comes first in a connect
  * Zero all of c but its wire's read buffer, which cix_wire_init leaves
  * alone: 64 KiB of untouched stack in a worker fresh from fork.
  */
-static void conn_init(struct conn *c, int fd, const struct daemon_settings *settings)
+static void conn_init(struct conn *c, int in_fd, int out_fd,
+		      const struct daemon_settings *settings)
 {
 	memset((char *)c + sizeof(c->w), 0, sizeof(*c) - sizeof(c->w));
-	cix_wire_init(&c->w, fd);
+	cix_wire_init_pair(&c->w, in_fd, out_fd);
 	c->settings = settings;
 }
 
 int daemon_serve(int fd, const struct daemon_settings *settings,
 		 const struct cix_conf *conf, int clean)
 {
-	struct conn c;
-	struct cix_err err = { 0 };
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	int r;
 
-	conn_init(&c, fd, settings);
-	c.w.budget = settings->max_request_memory;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
 		fprintf(stderr, "cix-daemon: cannot get the peer's credentials: %s\n", strerror(errno));
 		return 1;
 	}
+	return daemon_serve_as(fd, fd, &cred, settings, conf, clean);
+}
+
+int daemon_serve_as(int in_fd, int out_fd, const struct ucred *peer,
+		    const struct daemon_settings *settings, const struct cix_conf *conf,
+		    int clean)
+{
+	struct conn c;
+	struct cix_err err = { 0 };
+	struct ucred cred = *peer;
+	int r;
+
+	conn_init(&c, in_fd, out_fd, settings);
+	c.w.budget = settings->max_request_memory;
 	c.uid = cred.uid;
 	c.gid = cred.gid;
 	c.pid = cred.pid;
@@ -295,6 +305,11 @@ int daemon_serve(int fd, const struct daemon_settings *settings,
 		c.w.timeout_ms = idle_ms(&c);
 	r = handshake(&c, &err);
 	c.w.timeout_ms = mid_message_ms;
+	/* A client gone before it said a word (a port probe, ssh cut short): no error. */
+	if (r < 0 && c.w.eof && !c.w.bytes_in) {
+		r = 0;
+		goto out;
+	}
 	if (r < 0)
 		goto out;
 	/*

@@ -38,6 +38,7 @@ struct daemon_settings {
 	int no_substitutes;
 	const char *substitute_urls; /* --substitute-urls, else cix.conf's (may be NULL) */
 	int debug;
+	int stdio;                   /* --stdio: one client, on standard input and output */
 	int gc_keep_outputs, gc_keep_derivations;
 	struct cix_build_limits limits; /* cix.conf's, then the options' */
 };
@@ -114,6 +115,20 @@ struct conn {
  */
 int daemon_serve(int fd, const struct daemon_settings *settings,
 		 const struct cix_conf *conf, int clean);
+struct ucred;
+/*
+ * The same for a client reading out_fd and writing in_fd (standard output
+ * and input: cix-daemon --stdio, run by ssh), who is the user of peer.
+ */
+int daemon_serve_as(int in_fd, int out_fd, const struct ucred *peer,
+		    const struct daemon_settings *settings, const struct cix_conf *conf,
+		    int clean);
+/*
+ * stdio.c: cix-daemon --stdio. Root serves the client on standard input
+ * and output itself; another user is relayed to the daemon's socket,
+ * which judges them. Returns the exit status.
+ */
+int daemon_stdio(const struct daemon_settings *set, const struct cix_conf *conf);
 /*
  * Refuse one connection: shake hands (waiting a few seconds at most), then
  * send why as the protocol's error; returns the worker's exit status.

@@ -41,6 +41,9 @@ static void usage(FILE *f)
 	fprintf(f, "Usage: %s [OPTION]...\n"
 		   "Serve the store to clients over the Nix worker protocol.\n\n"
 		   "      --listen=SOCKET            listen on SOCKET (default $CIX_STATE_DIR/daemon-socket/socket)\n"
+		   "      --stdio                    serve one client on standard input and output\n"
+		   "                                 (ssh HOST cix-daemon --stdio): as root itself,\n"
+		   "                                 as another user through the daemon at SOCKET\n"
 		   "      --build-users-group=GROUP  build as the members of GROUP (default cixbld)\n"
 		   "  -M, --max-jobs=N               run up to N builds at once per client (default 1)\n"
 		   "  -c, --cores=N                  NIX_BUILD_CORES of builds (default: all)\n"
@@ -309,9 +312,10 @@ static int parse_options(int argc, char **argv, struct daemon_settings *set,
 	enum { OPT_LISTEN = 0x100, OPT_GROUP, OPT_SILENT, OPT_TIMEOUT, OPT_CHROOT, OPT_NOSUBST,
 	       OPT_DEBUG, OPT_KEEP_DRV, OPT_KEEP_OUT, OPT_SUBST_URLS, OPT_MAX_LOG, OPT_MAX_CONNS,
 	       OPT_MAX_USER_CONNS, OPT_IDLE, OPT_TRUSTED_IDLE, OPT_REQ_MEM, OPT_MAX_CRASHES,
-	       OPT_LIMIT };
+	       OPT_LIMIT, OPT_STDIO };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "stdio", no_argument, NULL, OPT_STDIO },
 		{ "build-users-group", required_argument, NULL, OPT_GROUP },
 		{ "max-jobs", required_argument, NULL, 'M' },
 		{ "cores", required_argument, NULL, 'c' },
@@ -348,6 +352,7 @@ static int parse_options(int argc, char **argv, struct daemon_settings *set,
 	while (!bad && (c = getopt_long(argc, argv, ":M:c:hV", opts, &idx)) != -1) {
 		switch (c) {
 		case OPT_LISTEN: set->socket_path = optarg; break;
+		case OPT_STDIO: set->stdio = 1; break;
 		case OPT_GROUP: setenv("CIX_BUILD_USERS_GROUP", optarg, 1); break;
 		case 'M':
 			bad = number(optarg, 1024, &set->max_jobs);
@@ -518,6 +523,12 @@ int main(int argc, char **argv)
 	if (!set.socket_path) {
 		strbuf_addf(&sock, "%s/daemon-socket/socket", cix_state_dir());
 		set.socket_path = sock.buf;
+	}
+	if (set.stdio) {
+		r = daemon_stdio(&set, &conf);
+		cix_conf_release(&conf);
+		strbuf_release(&sock);
+		return r;
 	}
 	/* Open the store once: it is created, and its errors shown, here. */
 	struct cix_store *s;

@@ -21,10 +21,16 @@ void cix_wire_init(struct cix_wire *w, int fd)
 	 */
 	memset(w, 0, offsetof(struct cix_wire, rbuf));
 	memset(&w->rpos, 0, sizeof(*w) - offsetof(struct cix_wire, rpos));
-	w->fd = fd;
+	w->fd = w->out_fd = fd;
 	w->timeout_ms = 60000;
 	w->rcvtimeo_ms = -1;
 	strbuf_init(&w->wbuf, 0);
+}
+
+void cix_wire_init_pair(struct cix_wire *w, int in_fd, int out_fd)
+{
+	cix_wire_init(w, in_fd);
+	w->out_fd = out_fd;
 }
 
 void cix_wire_release(struct cix_wire *w)
@@ -315,7 +321,7 @@ static int send_full(int fd, const char *buf, size_t len)
 int cix_wire_flush(struct cix_wire *w, struct cix_err *err)
 {
 	int r = 0;
-	if (w->wbuf.len && (r = send_full(w->fd, w->wbuf.buf, w->wbuf.len)) < 0)
+	if (w->wbuf.len && (r = send_full(w->out_fd, w->wbuf.buf, w->wbuf.len)) < 0)
 		r = cix_error_errno(err, r, "cannot write to the connection");
 	strbuf_reset(&w->wbuf);
 	return r;

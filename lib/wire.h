@@ -45,7 +45,8 @@
 #define CIX_WIRE_MAX_LIST (1u << 20)       /* items of a list */
 
 struct cix_wire {
-	int fd;
+	int fd;              /* read from (and written to, unless out_fd differs) */
+	int out_fd;          /* written to: fd, or standard output with --stdio */
 	/* Milliseconds a read in the middle of a message may wait; 0: forever. */
 	int timeout_ms;
 	unsigned char rbuf[65536];
@@ -67,6 +68,8 @@ struct cix_wire {
 };
 
 void cix_wire_init(struct cix_wire *w, int fd);
+/* Reading in_fd, writing out_fd (a peer on a pipe's two ends: standard input and output). */
+void cix_wire_init_pair(struct cix_wire *w, int in_fd, int out_fd);
 /* Free the buffers; the descriptor is the caller's. */
 void cix_wire_release(struct cix_wire *w);
 /* A new request: its string and list reads start from a full budget. */
