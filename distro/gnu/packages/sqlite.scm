@@ -35,8 +35,10 @@
              "CFLAGS=-O2 -DSQLITE_ENABLE_COLUMN_METADATA=1 -DSQLITE_ENABLE_FTS4 -DSQLITE_ENABLE_UNLOCK_NOTIFY -DSQLITE_SECURE_DELETE -DSQLITE_ENABLE_DBSTAT_VTAB")
            ;; Upstream's `make test' runs for hours; its quick list
            ;; (extraquick.test: every area, the slow tests left out) runs
-           ;; here, through the testfixture program built with Tcl.
-           #:test-target "quicktest"))
+           ;; here, through the testfixture program built with Tcl, which
+           ;; --disable-tcl leaves without Tcl's library: it is named.
+           #:test-target "quicktest"
+           #:make-flags '("LIBTCL=-ltcl8.6")))
     (synopsis "The SQL database engine in a library")
     (description
      "SQLite is a self-contained, serverless SQL database engine: a
