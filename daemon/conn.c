@@ -215,6 +215,15 @@ static int serve_ops(struct conn *c, struct cix_err *err)
 			return -CIX_EUNSUPPORTED;
 		}
 		snapshot_for(c, reads_db);
+		/*
+		 * The store's temporary directory is held while an operation
+		 * that may write runs, and let go after each: once a client
+		 * has its reply, no worker of its keeps STORE/.cix-tmp there
+		 * (Nix's tests remove the store's directory right after a
+		 * collection). A read-only store says so when written to.
+		 */
+		if (!reads_db)
+			cix_store_need_tmp(c->s, NULL);
 		size_t before = c->w.wbuf.len;
 		struct cix_err e = { 0 };
 		c->error_status = 1;
@@ -240,6 +249,7 @@ static int serve_ops(struct conn *c, struct cix_err *err)
 			strbuf_setlen(&c->w.wbuf, before);
 			cix_wire_stderr_error(&c->w, c->minor, e.msg, c->error_status);
 		}
+		cix_store_close_tmp(c->s);
 		if ((r = cix_wire_flush(&c->w, err)) < 0)
 			return r;
 	}

@@ -17,12 +17,6 @@
 int cix_store_install(struct cix_store *s, const char *tmp, struct cix_path_info *info,
 		      struct cix_err *err);
 
-/*
- * 0 when the store has its temporaries' directory, else (a read-only
- * store, opened for queries) an error naming the reason: what writes
- * calls it first.
- */
-int cix_store_need_tmp(struct cix_store *s, struct cix_err *err);
 
 /* BASE.lock into lock->name (allocated). */
 void cix_path_lock_name(const char *base, struct cix_path_lock *lock);

@@ -90,8 +90,17 @@ static int open_tmp_dir(struct cix_store *s)
 
 int cix_store_need_tmp(struct cix_store *s, struct cix_err *err)
 {
+	int fd;
+
 	if (s->tmp_fd >= 0)
 		return 0;
+	/* Released since (a daemon's worker between operations): taken again. */
+	if ((fd = open_tmp_dir(s)) >= 0) {
+		s->tmp_fd = fd;
+		return 0;
+	}
+	if (fd != -EROFS)
+		return cix_error_errno(err, fd, "cannot create '%s/%s'", s->store_dir, TMP_DIR);
 	return cix_error(err, -EROFS, "cannot write to the store '%s': %s", s->store_dir,
 			 strerror(EROFS));
 }

@@ -370,6 +370,13 @@ int cix_store_copy_in(struct cix_store *s, const char *src, const char *base,
  * the last process to let go removes it when empty.
  */
 void cix_store_close_tmp(struct cix_store *s);
+/*
+ * 0 when the store holds its temporaries' directory, STORE/.cix-tmp (taken
+ * again, made when missing, after cix_store_close_tmp), else (a read-only
+ * store, opened for queries) an error naming the reason: what writes
+ * calls it first.
+ */
+int cix_store_need_tmp(struct cix_store *s, struct cix_err *err);
 
 /* Append a fresh temporary name, tmp-PID-N, for STORE/.cix-tmp/. */
 void cix_store_tmp_name(struct strbuf *base);
