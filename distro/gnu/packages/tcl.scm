@@ -81,7 +81,15 @@ suites of SQLite and GCC.")
            '("--with-tcl=${tcl}/lib" "--with-tclinclude=${tcl}/include"
              "--exec-prefix=${out}" "--mandir=${out}/share/man"
              "LDFLAGS=-Wl,-rpath=${out}/lib/expect5.45.4")
-           #:test-target "test"))
+           #:test-target "test"
+           #:phases
+           (modify-phases %standard-phases
+             ;; A terminal's settings (stty_init, `expect -re' on a pty)
+             ;; are made by running stty, which configure looks for in
+             ;; /bin: the store's (coreutils') instead, as Guix does.
+             (add-before 'configure 'store-stty
+               "sed -i \"s|STTY_BIN=/bin/stty|STTY_BIN=$(command -v stty)|\" configure
+grep -q \"STTY_BIN=$(command -v stty)\" configure"))))
     (synopsis "Scripts that talk to interactive programs")
     (description
      "Expect runs interactive programs (ftp, passwd, ssh, a compiler's
@@ -103,6 +111,9 @@ it.")
                (base32 "1qx2cv6qkxbiqg87jh217jb62hk3s7dmcs4cz1llm2wmsynfznl7"))))
     (build-system gnu-build-system)
     (propagated-inputs (list expect))   ; runtest runs expect
+    ;; Its own suite's report-card tests run /bin/sh: the build's shell
+    ;; is put there.
+    (arguments (list #:bin-sh 'shell))
     (synopsis "Framework of the test suites of GNU's tool chain")
     (description
      "DejaGnu is a framework for testing programs, written in Expect: the
