@@ -288,15 +288,14 @@ int daemon_serve_as(int in_fd, int out_fd, const struct ucred *peer,
 {
 	struct conn c;
 	struct cix_err err = { 0 };
-	struct ucred cred = *peer;
 	int r;
 
 	conn_init(&c, in_fd, out_fd, settings);
 	c.w.budget = settings->max_request_memory;
-	c.uid = cred.uid;
-	c.gid = cred.gid;
-	c.pid = cred.pid;
-	c.trusted = cred.uid == 0 || daemon_user_in(&conf->trusted_users, cred.uid, cred.gid);
+	c.uid = peer->uid;
+	c.gid = peer->gid;
+	c.pid = peer->pid;
+	c.trusted = c.uid == 0 || daemon_user_in(&conf->trusted_users, c.uid, c.gid);
 	c.build.max_jobs = settings->max_jobs;
 	c.build.cores = settings->cores;
 	c.build.max_silent = settings->max_silent;
@@ -327,9 +326,9 @@ int daemon_serve_as(int in_fd, int out_fd, const struct ucred *peer,
 	 * anything more: a refusal sent in its place is shown to the user,
 	 * and nothing unread is left to reset the connection.
 	 */
-	if (!c.trusted && !daemon_user_in(&conf->allowed_users, cred.uid, cred.gid))
+	if (!c.trusted && !daemon_user_in(&conf->allowed_users, c.uid, c.gid))
 		r = cix_error(&err, -EPERM, "user %u is not allowed to connect to the cix daemon",
-			      (unsigned)cred.uid);
+			      (unsigned)c.uid);
 	else if (clean)
 		r = cix_store_open(NULL, NULL, &c.s, &err);
 	else

@@ -1,6 +1,7 @@
 /* stdio.c - cix-daemon --stdio: one client on standard input and output, as `ssh HOST cix-daemon --stdio` */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "daemon.h"
+#include "remote.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -8,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 /*
@@ -17,27 +17,6 @@
  * which then sees that user (as Nix's `nix-daemon --stdio`): either way the
  * client has the rights of the user ssh logged in, no more.
  */
-
-static int connect_daemon(const char *path)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd;
-
-	if (strlen(path) >= sizeof(addr.sun_path)) {
-		fprintf(stderr, "cix-daemon: --stdio: socket path too long: %s\n", path);
-		return -1;
-	}
-	strcpy(addr.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		fprintf(stderr, "cix-daemon: --stdio: cannot connect to the daemon at '%s': %s "
-			"(only root serves the store itself)\n", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
-}
 
 /* Copy what from has to to: 1, 0 at the end of from, -1 on error. */
 static int pass(int from, int to)
@@ -82,6 +61,7 @@ static int relay(int sock)
 
 int daemon_stdio(const struct daemon_settings *set, const struct cix_conf *conf)
 {
+	struct cix_err err = { 0 };
 	int sock, r;
 
 	signal(SIGPIPE, SIG_IGN);
@@ -90,8 +70,11 @@ int daemon_stdio(const struct daemon_settings *set, const struct cix_conf *conf)
 		/* A daemon may be running: what its workers are doing is left alone. */
 		return daemon_serve_as(0, 1, &me, set, conf, 0);
 	}
-	if ((sock = connect_daemon(set->socket_path)) < 0)
+	if ((sock = cix_remote_connect(set->socket_path, &err)) < 0) {
+		fprintf(stderr, "cix-daemon: --stdio: %s (only root serves the store itself)\n",
+			err.msg);
 		return 1;
+	}
 	r = relay(sock);
 	close(sock);
 	return r;

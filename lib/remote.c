@@ -171,7 +171,7 @@ int cix_remote_call(struct cix_remote *r, struct cix_err *err)
 	return process_stderr(r, err);
 }
 
-int cix_remote_open(const char *socket_path, struct cix_remote **out, struct cix_err *err)
+int cix_remote_connect(const char *socket_path, struct cix_err *err)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int fd, ret;
@@ -186,7 +186,13 @@ int cix_remote_open(const char *socket_path, struct cix_remote **out, struct cix
 		close(fd);
 		return ret;
 	}
-	return cix_remote_open_fd(fd, socket_path, out, err);
+	return fd;
+}
+
+int cix_remote_open(const char *socket_path, struct cix_remote **out, struct cix_err *err)
+{
+	int fd = cix_remote_connect(socket_path, err);
+	return fd < 0 ? fd : cix_remote_open_fd(fd, socket_path, out, err);
 }
 
 int cix_remote_open_fd(int fd, const char *name, struct cix_remote **out, struct cix_err *err)

@@ -19,6 +19,8 @@ struct cix_remote {
 	int send_err;         /* a write of data frames failed (-errno), or 0 */
 };
 
+/* A connection to the daemon's Unix socket: its descriptor, or negative. */
+int cix_remote_connect(const char *socket_path, struct cix_err *err);
 /* Connect to the daemon's socket and shake hands (protocol 1.34). */
 int cix_remote_open(const char *socket_path, struct cix_remote **out, struct cix_err *err);
 /*

@@ -88,19 +88,29 @@ static int open_tmp_dir(struct cix_store *s)
 	return -EAGAIN;
 }
 
+/* Hold STORE/TMP_DIR: 0, -EROFS (no message) for a read-only store, or an error. */
+static int hold_tmp_dir(struct cix_store *s, struct cix_err *err)
+{
+	int fd = open_tmp_dir(s);
+
+	if (fd >= 0) {
+		s->tmp_fd = fd;
+		return 0;
+	}
+	if (fd == -EROFS)
+		return fd;
+	return cix_error_errno(err, fd, "cannot create '%s/%s'", s->store_dir, TMP_DIR);
+}
+
 int cix_store_need_tmp(struct cix_store *s, struct cix_err *err)
 {
-	int fd;
+	int r;
 
 	if (s->tmp_fd >= 0)
 		return 0;
 	/* Released since (a daemon's worker between operations): taken again. */
-	if ((fd = open_tmp_dir(s)) >= 0) {
-		s->tmp_fd = fd;
-		return 0;
-	}
-	if (fd != -EROFS)
-		return cix_error_errno(err, fd, "cannot create '%s/%s'", s->store_dir, TMP_DIR);
+	if ((r = hold_tmp_dir(s, err)) != -EROFS)
+		return r;
 	return cix_error(err, -EROFS, "cannot write to the store '%s': %s", s->store_dir,
 			 strerror(EROFS));
 }
@@ -141,12 +151,8 @@ static int store_open(const char *store_dir, const char *state_dir, int clean,
 		goto fail;
 	}
 	/* A read-only store still answers queries: only writes need temporaries. */
-	if ((s->tmp_fd = open_tmp_dir(s)) < 0 && s->tmp_fd != -EROFS) {
-		r = cix_error_errno(err, s->tmp_fd, "cannot create '%s/%s'", s->store_dir, TMP_DIR);
+	if ((r = hold_tmp_dir(s, err)) < 0 && r != -EROFS)
 		goto fail;
-	}
-	if (s->tmp_fd < 0)
-		s->tmp_fd = -1;
 	strbuf_addstr(&db, "/db.sqlite");
 	if ((r = cix_db_open(db.buf, 1, &s->db, err)) < 0)
 		goto fail;
