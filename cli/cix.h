@@ -23,6 +23,7 @@ int cmd_publish(int argc, char **argv);
 int cmd_download(int argc, char **argv);
 int cmd_pull(int argc, char **argv);
 int cmd_refresh(int argc, char **argv);
+int cmd_copy(int argc, char **argv);
 
 extern const char *cix_progname; /* "cix hash" etc. for messages */
 

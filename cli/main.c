@@ -18,6 +18,7 @@ static const struct command {
 } commands[] = {
 	{ "archive", cmd_archive, "manage signing keys and the keys this machine trusts" },
 	{ "build", cmd_build, "build packages or derivations" },
+	{ "copy", cmd_copy, "copy closures to or from another store (over SSH)" },
 	{ "derivation", cmd_derivation, "inspect derivations (.drv files)" },
 	{ "download", cmd_download, "download files into the store and print their hashes" },
 	{ "gc", cmd_gc, "collect garbage: delete what no root keeps alive" },

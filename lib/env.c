@@ -57,6 +57,8 @@ static const struct {
 				    "evaluate every time (no evaluation cache)" },
 	[CIX_ENV_PULL_URL] = { "CIX_PULL_URL", NULL, 0, "where cix pull fetches from" },
 	[CIX_ENV_GNU_URL] = { "CIX_GNU_URL", NULL, 0, "where cix refresh looks for releases" },
+	[CIX_ENV_SSHOPTS] = { "CIX_SSHOPTS", NULL, 0,
+			      "options ssh is given for ssh-ng:// stores, split at spaces" },
 };
 
 const char *cix_env(enum cix_env_var v)

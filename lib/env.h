@@ -38,6 +38,7 @@ enum cix_env_var {
 	CIX_ENV_NO_EVAL_CACHE,
 	CIX_ENV_PULL_URL,
 	CIX_ENV_GNU_URL,
+	CIX_ENV_SSHOPTS,
 	CIX_ENV_NR
 };
 

@@ -192,10 +192,11 @@ int cix_remote_connect(const char *socket_path, struct cix_err *err)
 int cix_remote_open(const char *socket_path, struct cix_remote **out, struct cix_err *err)
 {
 	int fd = cix_remote_connect(socket_path, err);
-	return fd < 0 ? fd : cix_remote_open_fd(fd, socket_path, out, err);
+	return fd < 0 ? fd : cix_remote_open_fd(fd, socket_path, 0, out, err);
 }
 
-int cix_remote_open_fd(int fd, const char *name, struct cix_remote **out, struct cix_err *err)
+int cix_remote_open_fd(int fd, const char *name, int timeout_ms, struct cix_remote **out,
+		       struct cix_err *err)
 {
 	struct cix_remote *r;
 	uint64_t magic, version;
@@ -205,7 +206,7 @@ int cix_remote_open_fd(int fd, const char *name, struct cix_remote **out, struct
 	r->fd = fd;
 	r->log_fd = 2;
 	cix_wire_init(&r->w, fd);
-	r->w.timeout_ms = 0;   /* a build may keep the daemon quiet for long */
+	r->w.timeout_ms = timeout_ms;
 	cix_wire_write_u64(&r->w, CIX_WORKER_MAGIC_1);
 	if ((ret = cix_wire_flush(&r->w, err)) < 0 ||
 	    (ret = cix_wire_read_u64(&r->w, &magic, err)) < 0) {
@@ -241,6 +242,7 @@ int cix_remote_open_fd(int fd, const char *name, struct cix_remote **out, struct
 	}
 	if ((ret = process_stderr(r, err)) < 0)
 		goto fail;
+	r->w.timeout_ms = 0;   /* a build may keep the daemon quiet for long */
 	*out = r;
 	return 0;
 fail:
@@ -461,8 +463,20 @@ int cix_remote_add_text(struct cix_remote *r, const char *name, const void *text
 	return add_reply(r, out, err);
 }
 
+/* Frames of the NAR that src gives, read to its end. */
+static int send_source(struct cix_remote *r, cix_source_fn src, void *opaque, struct cix_err *err)
+{
+	char buf[65536];
+	ssize_t n;
+	int ret;
+	while ((n = src(opaque, buf, sizeof(buf))) > 0)
+		if ((ret = frame_sink(r, buf, (size_t)n)) < 0)
+			return ret;
+	return n < 0 ? cix_error(err, (int)n, "cannot read the NAR to send") : 0;
+}
+
 int cix_remote_add_nar(struct cix_remote *r, const struct cix_path_info *info,
-		       const char *fs_path, struct cix_err *err)
+		       const struct cix_nar_input *in, struct cix_err *err)
 {
 	struct strbuf h = STRBUF_INIT;
 	int ret;
@@ -487,7 +501,9 @@ int cix_remote_add_nar(struct cix_remote *r, const struct cix_path_info *info,
 	cix_wire_write_u64(&r->w, 0);   /* repair */
 	cix_wire_write_u64(&r->w, 1);   /* dontCheckSigs (the daemon decides) */
 	strbuf_release(&h);
-	if ((ret = data_sent(r, cix_nar_dump(fs_path, frame_sink, r, err), err)) < 0)
+	ret = in->fs_path ? cix_nar_dump(in->fs_path, frame_sink, r, err)
+			  : send_source(r, in->src, in->opaque, err);
+	if ((ret = data_sent(r, ret, err)) < 0)
 		return ret;
 	cix_wire_write_u64(&r->w, 0);
 	return cix_remote_call(r, err);
@@ -524,6 +540,35 @@ int cix_remote_nar(struct cix_remote *r, const char *path, cix_sink_fn sink, voi
 	if (ret < 0)
 		r->broken = 1;
 	return ret;
+}
+
+int cix_remote_nar_begin(struct cix_remote *r, const char *path, uint64_t nar_size,
+			 struct cix_remote_nar *rn, struct cix_err *err)
+{
+	*rn = (struct cix_remote_nar){ r, CIX_WIRE_SOURCE_INIT(&r->w), nar_size };
+	cix_wire_write_u64(&r->w, CIX_OP_NAR_FROM_PATH);
+	cix_wire_write_str(&r->w, path);
+	return cix_remote_call(r, err);
+}
+
+ssize_t cix_remote_nar_read(void *opaque, void *buf, size_t len)
+{
+	struct cix_remote_nar *rn = opaque;
+	ssize_t n;
+	if (!rn->left)
+		return 0;
+	n = cix_wire_source_read(&rn->src, buf, len < rn->left ? len : (size_t)rn->left);
+	if (n == 0)
+		return -EPIPE;   /* the NAR is shorter than its size */
+	if (n > 0)
+		rn->left -= (uint64_t)n;
+	return n;
+}
+
+void cix_remote_nar_end(struct cix_remote_nar *rn)
+{
+	if (rn->left)
+		rn->r->broken = 1;   /* the rest of the NAR is still on its way */
 }
 
 /* ---- Builds and upkeep ---- */

@@ -27,9 +27,11 @@ int cix_remote_open(const char *socket_path, struct cix_remote **out, struct cix
  * Shake hands over fd, a connection made elsewhere (a socket to
  * `ssh HOST cix-daemon --stdio`, say), named name in messages; the
  * connection owns fd from then on, closed by cix_remote_close even when
- * this fails.
+ * this fails. Each answer of the handshake may take timeout_ms (0:
+ * forever); the requests after it wait as long as they must.
  */
-int cix_remote_open_fd(int fd, const char *name, struct cix_remote **out, struct cix_err *err);
+int cix_remote_open_fd(int fd, const char *name, int timeout_ms, struct cix_remote **out,
+		       struct cix_err *err);
 void cix_remote_close(struct cix_remote *r);
 
 int cix_remote_is_valid(struct cix_remote *r, const char *path, struct cix_err *err);
@@ -48,12 +50,27 @@ int cix_remote_add(struct cix_remote *r, const char *src, const char *name,
 int cix_remote_add_text(struct cix_remote *r, const char *name, const void *text, size_t len,
 			const char *const *refs, size_t nr_refs, struct strbuf *out,
 			struct cix_err *err);
-/* AddToStoreNar: info's path with the NAR of fs_path (which must match info). */
+/* AddToStoreNar: info's path, its NAR from in (which must match info). */
 int cix_remote_add_nar(struct cix_remote *r, const struct cix_path_info *info,
-		       const char *fs_path, struct cix_err *err);
+		       const struct cix_nar_input *in, struct cix_err *err);
 /* NarFromPath: the path's NAR into sink. */
 int cix_remote_nar(struct cix_remote *r, const char *path, cix_sink_fn sink, void *opaque,
 		   struct cix_err *err);
+/*
+ * NarFromPath as a stream to read: begin sends the request, then
+ * cix_remote_nar_read(rn, ...) gives the NAR's nar_size bytes (the size
+ * the daemon gave for the path) and ends there; end puts the connection
+ * out of use if the NAR was not read to its end.
+ */
+struct cix_remote_nar {
+	struct cix_remote *r;
+	struct cix_wire_source src;
+	uint64_t left;
+};
+int cix_remote_nar_begin(struct cix_remote *r, const char *path, uint64_t nar_size,
+			 struct cix_remote_nar *rn, struct cix_err *err);
+ssize_t cix_remote_nar_read(void *opaque /* struct cix_remote_nar * */, void *buf, size_t len);
+void cix_remote_nar_end(struct cix_remote_nar *rn);
 /* SetOptions from opts, then QueryMissing of DRV!* for each derivation. */
 int cix_remote_query_missing(struct cix_remote *r, const char *const *drvs, size_t n,
 			     const struct cix_build_opts *opts, struct cix_build_missing *m,

@@ -117,6 +117,17 @@ int cix_store_import(struct cix_store *s, cix_source_fn src, void *src_opaque,
 	return s->ops->import(s, src, src_opaque, imported, opaque, err);
 }
 
+int cix_store_add_with_info(struct cix_store *s, struct cix_path_info *info,
+			    const struct cix_nar_input *in, struct cix_err *err)
+{
+	return s->ops->add_with_info(s, info, in, err);
+}
+
+int cix_store_files_here(const struct cix_store *s)
+{
+	return s->store_fd >= 0;
+}
+
 /* ---- Building ---- */
 
 int cix_store_build(struct cix_store *s, const char *const *drvs, size_t n,

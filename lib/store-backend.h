@@ -52,6 +52,8 @@ struct cix_store_ops {
 			struct cix_err *err);
 	int (*import)(struct cix_store *s, cix_source_fn src, void *src_opaque,
 		      cix_path_fn imported, void *opaque, struct cix_err *err);
+	int (*add_with_info)(struct cix_store *s, struct cix_path_info *info,
+			     const struct cix_nar_input *in, struct cix_err *err);
 
 	int (*build)(struct cix_store *s, const char *const *drvs, size_t n,
 		     const struct cix_build_opts *opts, struct cix_err *err);
@@ -83,11 +85,20 @@ extern const struct cix_store_ops cix_store_daemon_ops;
  * A store whose daemon answers over fd, a connection made elsewhere (a
  * socket to `ssh HOST cix-daemon --stdio`: what a store reached over SSH
  * adds to the daemon's backend is the way it connects), named name in
- * messages. after_close(opaque), when not NULL, runs once the connection
+ * messages, whose files are elsewhere (store_fd -1); the handshake may
+ * wait timeout_ms for each answer (0: forever). after_close(opaque), when not NULL, runs once the connection
  * is closed (the store closed, or this failing): to reap a process.
  */
-int cix_store_open_connection(int fd, const char *name, void (*after_close)(void *opaque),
-			      void *opaque, struct cix_store **out, struct cix_err *err);
+int cix_store_open_connection(int fd, const char *name, int timeout_ms,
+			      void (*after_close)(void *opaque), void *opaque,
+			      struct cix_store **out, struct cix_err *err);
+
+/*
+ * The store of REMOTE-PROGRAM --stdio run by ssh as uri says
+ * (ssh-ng://..., lib/ssh-uri.h), which must have this store's directory.
+ * A failure is one line naming uri, with what ssh said if it failed.
+ */
+int cix_store_open_ssh(const char *uri, struct cix_store **out, struct cix_err *err);
 
 /*
  * For a backend whose queries are round trips: the graph cix_db_graph

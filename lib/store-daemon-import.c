@@ -109,9 +109,12 @@ int cix_daemon_import(struct cix_store *s, cix_source_fn src, void *src_opaque,
 	if (!r)
 		r = check_refs(&ri, err);
 	for (size_t k = 0; !r && k < ri.nr; k++)
-		if (!(r = cix_remote_add_nar(cix_store_daemon_conn(s), &ri.e[k].info, ri.e[k].target, err)) &&
+	{
+		struct cix_nar_input in = { .fs_path = ri.e[k].target };
+		if (!(r = cix_remote_add_nar(cix_store_daemon_conn(s), &ri.e[k].info, &in, err)) &&
 		    imported)
 			r = imported(ri.e[k].info.path, opaque);
+	}
 	for (size_t k = 0; k < ri.nr; k++) {
 		cix_path_info_release(&ri.e[k].info);
 		free(ri.e[k].target);

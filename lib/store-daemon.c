@@ -41,8 +41,9 @@ static int open_store(const char *socket_path, struct cix_remote *conn,
 		cix_store_close(s);
 		return r;
 	}
-	/* Its files are read here directly (NARs of paths, profiles). */
-	s->store_fd = open(s->store_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* A daemon of this machine: its files are read here directly (NARs, profiles). */
+	if (socket_path)
+		s->store_fd = open(s->store_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	*out = s;
 	return 0;
 }
@@ -52,11 +53,12 @@ int cix_store_open_daemon(const char *socket_path, struct cix_store **out, struc
 	return open_store(socket_path, NULL, NULL, NULL, out, err);
 }
 
-int cix_store_open_connection(int fd, const char *name, void (*after_close)(void *opaque),
-			      void *opaque, struct cix_store **out, struct cix_err *err)
+int cix_store_open_connection(int fd, const char *name, int timeout_ms,
+			      void (*after_close)(void *opaque), void *opaque,
+			      struct cix_store **out, struct cix_err *err)
 {
 	struct cix_remote *conn;
-	int r = cix_remote_open_fd(fd, name, &conn, err);
+	int r = cix_remote_open_fd(fd, name, timeout_ms, &conn, err);
 	if (r < 0) {
 		if (after_close)
 			after_close(opaque);
@@ -167,6 +169,12 @@ static int daemon_add_text(struct cix_store *s, const char *name, const void *te
 			   struct cix_err *err)
 {
 	return cix_remote_add_text(conn_of(s), name, text, len, refs, nr_refs, out, err);
+}
+
+static int daemon_add_with_info(struct cix_store *s, struct cix_path_info *info,
+				const struct cix_nar_input *in, struct cix_err *err)
+{
+	return cix_remote_add_nar(conn_of(s), info, in, err);
 }
 
 /* ---- Building: the daemon's, with its caches ---- */
@@ -294,6 +302,7 @@ const struct cix_store_ops cix_store_daemon_ops = {
 	.add = daemon_add,
 	.add_text = daemon_add_text,
 	.import = cix_daemon_import,
+	.add_with_info = daemon_add_with_info,
 	.build = daemon_build,
 	.plan = daemon_plan,
 	.ensure_paths = daemon_ensure_paths,

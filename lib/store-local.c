@@ -237,6 +237,17 @@ static int local_find_roots(struct cix_store *s, struct strvec *links, struct st
 	return r;
 }
 
+/* A path of another store: the copy is checked as a trusted client's would be. */
+static int local_add_with_info(struct cix_store *s, struct cix_path_info *info,
+			       const struct cix_nar_input *in, struct cix_err *err)
+{
+	if (!in->src)
+		return cix_error(err, -CIX_EUNSUPPORTED,
+				 "cannot copy '%s' from a tree of this machine into its own store",
+				 info->path);
+	return cix_store_add_nar(s, info, 0, in->src, in->opaque, err);
+}
+
 const struct cix_store_ops cix_store_local_ops = {
 	.name = "local",
 	.traits = CIX_STORE_OWNS_STATE | CIX_STORE_LOCAL_DB,
@@ -255,6 +266,7 @@ const struct cix_store_ops cix_store_local_ops = {
 	.add = cix_local_add,
 	.add_text = local_add_text,
 	.import = cix_local_import,
+	.add_with_info = local_add_with_info,
 	.build = local_build,
 	.plan = local_plan,
 	.ensure_paths = local_ensure_paths,

@@ -1,11 +1,14 @@
-/* store-open.c - which kind of store a command gets: the daemon's, or its own */
+/* store-open.c - which kind of store a command gets: the daemon's, its own, or one a URI names */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "store.h"
+#include "store-backend.h"
 #include "env.h"
+#include "quote.h"
 #include "store-path.h"
 #include "strbuf.h"
 
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 /*
@@ -38,3 +41,22 @@ int cix_store_open_client(struct cix_store **out, struct cix_err *err)
 	return cix_store_open(NULL, NULL, out, err);
 }
 
+
+int cix_store_open_uri(const char *uri, struct cix_store **out, struct cix_err *err)
+{
+	if (!uri || !*uri || !strcmp(uri, "daemon") || !strcmp(uri, "auto"))
+		return cix_store_open_client(out, err);
+	if (!strcmp(uri, "local"))
+		return cix_store_open(NULL, NULL, out, err);
+	if (!strncmp(uri, "unix://", 7) && uri[7] == '/')
+		return cix_store_open_daemon(uri + 7, out, err);
+	if (!strncmp(uri, "ssh-ng://", 9))
+		return cix_store_open_ssh(uri, out, err);
+	char q[128];
+	cix_quote(q, sizeof(q), uri, strlen(uri));
+	if (!strncmp(uri, "ssh://", 6))
+		return cix_error(err, -CIX_EINVAL,
+				 "'%s': ssh:// (nix-store --serve) is not supported; use ssh-ng://", q);
+	return cix_error(err, -CIX_EINVAL, "'%s' is not a store URI cix knows "
+			 "(daemon, local, unix://SOCKET, ssh-ng://HOST)", q);
+}

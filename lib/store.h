@@ -183,6 +183,49 @@ int cix_store_open_daemon(const char *socket_path, struct cix_store **out,
 			  struct cix_err *err);
 
 /*
+ * A store named by a URI (lib/store-uri.c): "daemon" (or NULL or ""):
+ * cix_store_open_client's; "local": this process's own; "unix://SOCKET":
+ * the daemon listening there; "ssh-ng://[USER@]HOST[:PORT][?PARAMS]":
+ * the store of `REMOTE-PROGRAM --stdio` run by OpenSSH on HOST
+ * (lib/store-ssh.c, which says the PARAMS). Anything else is refused with
+ * -CIX_EINVAL.
+ */
+int cix_store_open_uri(const char *uri, struct cix_store **out, struct cix_err *err);
+
+/* Are the store's files on this machine (readable through store_fd)? */
+int cix_store_files_here(const struct cix_store *s);
+
+/*
+ * Where the NAR of a path being copied in comes from: its tree on this
+ * machine (fs_path), or else a stream (src, opaque) that ends with it.
+ */
+struct cix_nar_input {
+	const char *fs_path;
+	cix_source_fn src;
+	void *opaque;
+};
+
+/*
+ * Add info->path with info's metadata (deriver, references, signatures,
+ * content address) and the NAR that in gives, which must have info's hash
+ * and size; its references must be valid already. On a daemon's store
+ * the daemon's trust rules apply (an untrusted user's path needs a
+ * signature of a trusted key, or a content address).
+ */
+int cix_store_add_with_info(struct cix_store *s, struct cix_path_info *info,
+			    const struct cix_nar_input *in, struct cix_err *err);
+
+/*
+ * Copy the closure of paths[0..n) (valid in src) to dst, references
+ * first, each path not valid in dst already (lib/store-copy.c); copied
+ * (may be NULL) is called with each path copied, after it is valid in
+ * dst. A failure names the path; the paths copied before it stay.
+ */
+int cix_store_copy_closure(struct cix_store *src, struct cix_store *dst,
+			   const char *const *paths, size_t n, cix_path_fn copied, void *opaque,
+			   struct cix_err *err);
+
+/*
  * Queries that work on either kind of store (lib/store-api.c); they
  * behave as the cix_db_* functions of the same names.
  */

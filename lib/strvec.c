@@ -1,7 +1,10 @@
 /* strvec.c - growable arrays of owned strings */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "strvec.h"
+#include "strbuf.h"
 #include "util.h"
+
+#include <stdarg.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +13,28 @@ void strvec_push(struct strvec *sv, const char *s)
 {
 	ALLOC_GROW(sv->v, sv->nr + 2, sv->alloc);
 	sv->v[sv->nr++] = xstrdup(s);
+	sv->v[sv->nr] = NULL;
+}
+
+void strvec_pushl(struct strvec *sv, ...)
+{
+	va_list ap;
+	const char *s;
+	va_start(ap, sv);
+	while ((s = va_arg(ap, const char *)))
+		strvec_push(sv, s);
+	va_end(ap);
+}
+
+void strvec_pushf(struct strvec *sv, const char *fmt, ...)
+{
+	struct strbuf b = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	ALLOC_GROW(sv->v, sv->nr + 2, sv->alloc);
+	sv->v[sv->nr++] = strbuf_detach(&b, NULL);
 	sv->v[sv->nr] = NULL;
 }
 

@@ -14,6 +14,10 @@ struct strvec {
 #define STRVEC_INIT { NULL, 0, 0 }
 
 void strvec_push(struct strvec *sv, const char *s);
+/* Push each argument up to a NULL. */
+void strvec_pushl(struct strvec *sv, ...);
+/* Push the string printf would print. */
+void strvec_pushf(struct strvec *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A cix_path_fn that pushes each path onto the strvec given as opaque. */
 int strvec_push_fn(const char *s, void *opaque);
 /*

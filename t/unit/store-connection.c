@@ -75,7 +75,7 @@ int main(void)
 
 	setenv("CIX_STORE_DIR", "/cix/store", 1);
 	snprintf(path, sizeof(path), "%s", "/cix/store/00000000000000000000000000000000-x");
-	r = cix_store_open_connection(start(&f, &th), "fake", count_close, &closed, &s, &err);
+	r = cix_store_open_connection(start(&f, &th), "fake", 5000, count_close, &closed, &s, &err);
 	if (!ok(r == 0, "a store over a connection: the handshake done"))
 		diag("%s", err.msg);
 	if (r == 0) {
@@ -83,6 +83,7 @@ int main(void)
 		   "it is served as a daemon's store");
 		is_int(cix_store_is_valid(s, path, &err), 1, "a query goes over it");
 		is_str(f.asked, path, "the other end was asked about that path");
+		ok(!cix_store_files_here(s), "its files are not here");
 		cix_store_close(s);
 	}
 	pthread_join(th, NULL);
@@ -90,7 +91,7 @@ int main(void)
 
 	struct fake g = { .garbage = 1 };
 	closed = 0;
-	r = cix_store_open_connection(start(&g, &th), "garbage", count_close, &closed, &s, &err);
+	r = cix_store_open_connection(start(&g, &th), "garbage", 5000, count_close, &closed, &s, &err);
 	pthread_join(th, NULL);
 	ok(r < 0 && strstr(err.msg, "'garbage' does not speak the worker protocol"),
 	   "another protocol: refused in one line naming it (%s)", err.msg);
