@@ -142,8 +142,8 @@ static const struct op *find_op(const struct conn *c, uint64_t code, int *reads_
 {
 	static const struct op *const tables[] = {
 		daemon_read_ops,   /* first: reads_db */
-		daemon_query_ops, daemon_add_ops, daemon_add_nar_ops, daemon_build_ops, daemon_gc_ops,
-		daemon_log_ops,
+		daemon_query_ops, daemon_add_ops, daemon_add_nar_ops, daemon_build_ops,
+		daemon_build_drv_ops, daemon_gc_ops, daemon_log_ops,
 		daemon_guix_ops,   /* last: for Guix's clients only */
 	};
 	for (size_t t = 0; t < ARRAY_SIZE(tables) - !c->guix; t++)

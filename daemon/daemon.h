@@ -161,6 +161,18 @@ extern const struct op daemon_query_ops[];
 extern const struct op daemon_add_ops[];
 extern const struct op daemon_add_nar_ops[];
 extern const struct op daemon_build_ops[];
+extern const struct op daemon_build_drv_ops[];
+
+/*
+ * Substitute the plain paths, then build drvs[0..n) (or basic, sent
+ * whole as drvs[0]: BuildDerivation) with the client's options and
+ * caches, streaming the build output to it (daemon/ops-build.c).
+ */
+struct cix_drv;
+int daemon_build(struct conn *c, const struct strvec *plain, const char *const *drvs, size_t n,
+		 struct cix_drv *basic, struct cix_err *err);
+/* The build mode that ends a build request (1: repair, trusted only; 2: check). */
+int daemon_read_build_mode(struct conn *c, struct cix_err *err);
 extern const struct op daemon_gc_ops[];
 extern const struct op daemon_log_ops[];
 

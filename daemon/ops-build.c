@@ -122,8 +122,8 @@ static void *watch_hangup(void *arg)
  * Substitute the plain paths, then build drvs[0..n) with the client's
  * options (and caches), streaming their output.
  */
-static int build(struct conn *c, const struct strvec *plain, const char *const *drvs, size_t n,
-		 struct cix_err *err)
+int daemon_build(struct conn *c, const struct strvec *plain, const char *const *drvs, size_t n,
+		 struct cix_drv *basic, struct cix_err *err)
 {
 	struct cix_build_opts o = c->build;
 	struct cix_caches cs = { 0 };
@@ -168,7 +168,8 @@ static int build(struct conn *c, const struct strvec *plain, const char *const *
 	if (r >= 0 && (r = conn_subst_setup(c, &cs, o.log_fd, err)) >= 0) {
 		o.subst = &cs.so;
 		o.fallback = c->fallback;
-		r = n ? cix_build_derivations(c->s, drvs, n, &o, err) : 0;
+		r = basic ? cix_build_basic(c->s, drvs[0], basic, &o, err)
+			  : n ? cix_build_derivations(c->s, drvs, n, &o, err) : 0;
 	}
 	cix_caches_close(&cs);
 	if (watching) {
@@ -220,7 +221,7 @@ static int read_targets(struct conn *c, struct strvec *targets, struct strvec *d
 	return r;
 }
 
-static int read_build_mode(struct conn *c, struct cix_err *err)
+int daemon_read_build_mode(struct conn *c, struct cix_err *err)
 {
 	uint64_t mode = 0;
 	int r = c->minor >= 15 ? cix_wire_read_u64(&c->w, &mode, err) : 0;
@@ -238,9 +239,9 @@ static int op_build_paths(struct conn *c, struct cix_err *err)
 	struct strvec targets = STRVEC_INIT, drvs = STRVEC_INIT, plain = STRVEC_INIT;
 	int r = read_targets(c, &targets, &drvs, &plain, err);
 	if (!r)
-		r = read_build_mode(c, err);
+		r = daemon_read_build_mode(c, err);
 	if (!r) {
-		r = build(c, &plain, (const char *const *)drvs.v, drvs.nr, err);
+		r = daemon_build(c, &plain, (const char *const *)drvs.v, drvs.nr, NULL, err);
 		daemon_guix_build_failed(c, r);
 	}
 	c->build.check = c->build.repair = 0;
@@ -322,7 +323,7 @@ static int op_build_paths_with_results(struct conn *c, struct cix_err *err)
 	struct cix_err berr = { 0 };
 	int r = read_targets(c, &targets, &drvs, &plain, err), br = 0;
 	if (!r)
-		r = read_build_mode(c, err);
+		r = daemon_read_build_mode(c, err);
 	ts = xcalloc(targets.nr ? targets.nr : 1, sizeof(*ts));
 	for (size_t i = 0; i < targets.nr; i++)
 		daemon_target_init(&ts[i], targets.v[i]);
@@ -335,7 +336,7 @@ static int op_build_paths_with_results(struct conn *c, struct cix_err *err)
 			if (ts[i].drv_path.len && ts[i].status != DAEMON_BR_ALREADY_VALID)
 				strvec_push(&drvs, ts[i].drv_path.buf);
 		times.start = time(NULL);
-		br = build(c, &plain, (const char *const *)drvs.v, drvs.nr, &berr);
+		br = daemon_build(c, &plain, (const char *const *)drvs.v, drvs.nr, NULL, &berr);
 		times.stop = time(NULL);
 		settle_targets(c, &targets, ts, br, &berr);
 	}
@@ -463,7 +464,7 @@ static int repair_for_client(void *opaque, const char *path, struct cix_err *err
 	if (!r) {
 		const char *one = drv.buf;
 		c->build.repair = 1;
-		r = build(c, &none, &one, 1, err);
+		r = daemon_build(c, &none, &one, 1, NULL, err);
 		c->build.repair = 0;
 	}
 	strbuf_release(&drv);

@@ -372,3 +372,39 @@ int cix_build_derivation(struct cix_store *s, const char *drv_path,
 {
 	return cix_build_derivations(s, &drv_path, 1, opts, err);
 }
+
+int cix_build_basic(struct cix_store *s, const char *drv_path, struct cix_drv *drv,
+		    const struct cix_build_opts *opts, struct cix_err *err)
+{
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct building b = { .lock = &lock, .s = s, .drv_path = drv_path, .drv = drv,
+			      .opts = opts, .check = opts->check, .repair = opts->repair,
+			      .user = CIX_BUILD_USER_INIT };
+	int r = 0;
+	if (drv->nr_input_drvs)
+		return cix_error(err, -CIX_EINVAL, "'%s' is sent with input derivations", drv_path);
+	for (size_t i = 0; !r && i < drv->nr_input_srcs; i++)
+		if ((r = cix_db_is_valid(s->db, drv->input_srcs[i], err)) == 0)
+			r = cix_error(err, -CIX_ENOTFOUND, "cannot build '%s': its input '%s' is not "
+				      "valid here", drv_path, drv->input_srcs[i]);
+	if (r < 0)
+		return r;
+	if (opts->no_build)
+		return cix_error(err, -EPERM, "'%s' would have to be built, but builds are "
+				 "disabled here (--max-jobs=0)", drv_path);
+	cix_build_dirs_clean(s);
+	pthread_mutex_lock(&lock);
+	if (opts->on_build)
+		opts->on_build(opts->on_build_opaque, CIX_BUILD_STARTED, drv_path, drv, NULL);
+	r = cix_build_one(&b, err);
+	if (r > 0)
+		r = 0;   /* valid already */
+	else if (!r && !b.check && opts->on_build)
+		r = opts->on_build(opts->on_build_opaque, CIX_BUILD_BUILT, drv_path, drv, err);
+	if (opts->on_build)
+		opts->on_build(opts->on_build_opaque, CIX_BUILD_ENDED, drv_path, drv,
+			       r < 0 ? err : &(struct cix_err){ 0 });
+	pthread_mutex_unlock(&lock);
+	pthread_mutex_destroy(&lock);
+	return r;
+}

@@ -146,6 +146,14 @@ int cix_build_repair_deriver(struct cix_store *s, const char *path, struct strbu
  * running in parallel as their inputs become ready. After a failure no new
  * build starts; the first failure is returned.
  */
+/*
+ * Build drv, sent whole by a client (BuildDerivation: no input
+ * derivations, every input a valid path of input_srcs) as drv_path,
+ * which need not be in this store; as cix_build_derivation otherwise.
+ */
+int cix_build_basic(struct cix_store *s, const char *drv_path, struct cix_drv *drv,
+		    const struct cix_build_opts *opts, struct cix_err *err);
+
 int cix_build_derivations(struct cix_store *s, const char *const *drv_paths, size_t n,
 			  const struct cix_build_opts *opts, struct cix_err *err);
 

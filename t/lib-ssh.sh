@@ -62,7 +62,8 @@ ssh_machine_start () {
 		echo "LogLevel ERROR"
 		printf 'SetEnv'
 		for v_ in CIX_STORE_DIR CIX_STATE_DIR CIX_LOG_DIR CIX_CONF_FILE CIX_CONF_DIR \
-			  CIX_BUILD_USERS_GROUP LSAN_OPTIONS ASAN_OPTIONS UBSAN_OPTIONS TMPDIR; do
+			  CIX_BUILD_USERS_GROUP CIX_EXTRA_SANDBOX_PATHS LSAN_OPTIONS ASAN_OPTIONS \
+			  UBSAN_OPTIONS TMPDIR; do
 			eval "val_=\${$v_:-}"
 			[ -n "$val_" ] && printf ' "%s=%s"' "$v_" "$val_"
 		done
