@@ -279,7 +279,7 @@ out:
 int cmd_build(int argc, char **argv)
 {
 	enum { OPT_CHECK = 0x100, OPT_FALLBACK, OPT_NOSUBST, OPT_SILENT, OPT_TIMEOUT, OPT_LOG,
-	       OPT_SUBST_URLS, OPT_TARGET };
+	       OPT_SUBST_URLS, OPT_TARGET, OPT_BUILDERS };
 	static const struct option longopts[] = {
 		{ "expression", required_argument, NULL, 'e' },
 		{ "file", required_argument, NULL, 'f' },
@@ -294,6 +294,7 @@ int cmd_build(int argc, char **argv)
 		{ "fallback", no_argument, NULL, OPT_FALLBACK },
 		{ "no-substitutes", no_argument, NULL, OPT_NOSUBST },
 		{ "substitute-urls", required_argument, NULL, OPT_SUBST_URLS },
+		{ "builders", required_argument, NULL, OPT_BUILDERS },
 		{ "max-silent-time", required_argument, NULL, OPT_SILENT },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "cores", required_argument, NULL, 'c' },
@@ -333,6 +334,7 @@ int cmd_build(int argc, char **argv)
 		case OPT_FALLBACK: o.subst.fallback = 1; break;
 		case OPT_NOSUBST: o.subst.no_subst = 1; break;
 		case OPT_SUBST_URLS: o.subst.urls = optarg; break;
+		case OPT_BUILDERS: o.subst.builders = optarg; break;
 		case OPT_LOG: o.log_file = 1; break;
 		case 'q': o.quiet = 1; break;
 		case OPT_SILENT: case OPT_TIMEOUT: case 'c': case 'j': case 'M': {

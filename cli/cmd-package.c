@@ -118,7 +118,7 @@ static int done(struct pkg_opts *po, struct query *qs, int r)
 int cmd_package(int argc, char **argv)
 {
 	enum { OPT_ROLLBACK = 0x100, OPT_DELETE, OPT_SILENT, OPT_FALLBACK, OPT_NOSUBST,
-	       OPT_SEARCH_PATHS, OPT_SUBST_URLS, OPT_TARGET };
+	       OPT_SEARCH_PATHS, OPT_SUBST_URLS, OPT_TARGET, OPT_BUILDERS };
 	static const struct option longopts[] = {
 		{ "install", required_argument, NULL, 'i' },
 		{ "install-from-expression", required_argument, NULL, 'e' },
@@ -137,6 +137,7 @@ int cmd_package(int argc, char **argv)
 		{ "fallback", no_argument, NULL, OPT_FALLBACK },
 		{ "no-substitutes", no_argument, NULL, OPT_NOSUBST },
 		{ "substitute-urls", required_argument, NULL, OPT_SUBST_URLS },
+		{ "builders", required_argument, NULL, OPT_BUILDERS },
 		{ "target", required_argument, NULL, OPT_TARGET },
 		{ "list-available", optional_argument, NULL, 'A' },
 		{ "search", required_argument, NULL, 's' },
@@ -196,6 +197,7 @@ int cmd_package(int argc, char **argv)
 		case OPT_FALLBACK: subst.fallback = 1; break;
 		case OPT_NOSUBST: subst.no_subst = 1; break;
 		case OPT_SUBST_URLS: subst.urls = optarg; break;
+		case OPT_BUILDERS: subst.builders = optarg; break;
 		case OPT_SILENT: {
 			unsigned long long secs;
 			if (cix_parse_decimal(optarg, 315360000, &secs) < 0) {

@@ -151,7 +151,8 @@ static void usage(FILE *f)
 		   "      --max-build-log-size=BYTES         with --realise: ... after BYTES of output\n"
 		   "      --substitute-urls=URLS             with --realise: fetch from these caches\n"
 		   "      --no-substitutes                   with --realise: fetch nothing, build\n"
-		   "      --fallback                         with --realise: build what cannot be fetched\n");
+		   "      --fallback                         with --realise: build what cannot be fetched\n"
+		   "      --builders=SPEC                    with --realise: offload builds to these machines\n");
 	fprintf(f, "\n  -h, --help                             display this help and exit\n"
 		   "  -V, --version                          display version information and exit\n");
 }
@@ -159,8 +160,8 @@ static void usage(FILE *f)
 int cmd_store(int argc, char **argv)
 {
 	enum { OPT_OP = 0x100, OPT_MOD = 0x200, OPT_CORES = 0x300, OPT_TIMEOUT, OPT_SILENT, OPT_LOG,
-	       OPT_SUBST_URLS, OPT_NOSUBST, OPT_FALLBACK };
-	struct option opts[ARRAY_SIZE(ops) + ARRAY_SIZE(modifiers) + 11];
+	       OPT_SUBST_URLS, OPT_NOSUBST, OPT_FALLBACK, OPT_BUILDERS };
+	struct option opts[ARRAY_SIZE(ops) + ARRAY_SIZE(modifiers) + 12];
 	struct store_flags flags = { 0 };
 	const struct op *op = NULL;
 	int c, n = 0, r;
@@ -177,6 +178,7 @@ int cmd_store(int argc, char **argv)
 	opts[n++] = (struct option){ "substitute-urls", required_argument, NULL, OPT_SUBST_URLS };
 	opts[n++] = (struct option){ "no-substitutes", no_argument, NULL, OPT_NOSUBST };
 	opts[n++] = (struct option){ "fallback", no_argument, NULL, OPT_FALLBACK };
+	opts[n++] = (struct option){ "builders", required_argument, NULL, OPT_BUILDERS };
 	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	opts[n++] = (struct option){ "version", no_argument, NULL, 'V' };
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
@@ -223,8 +225,10 @@ int cmd_store(int argc, char **argv)
 				c == OPT_LOG ? 1ULL << 50 : 10ULL * 365 * 86400;
 			if (cix_parse_decimal(optarg, max, &v) < 0)
 				return usage_error("invalid number '%s'", optarg);
-			if (c == 'j')
+			if (c == 'j') {
 				flags.max_jobs = (unsigned)v;
+				flags.no_build = v == 0;
+			}
 			else if (c == OPT_CORES)
 				flags.cores = (unsigned)v;
 			else if (c == OPT_TIMEOUT)
@@ -239,6 +243,8 @@ int cmd_store(int argc, char **argv)
 			flags.no_subst = 1;
 		} else if (c == OPT_FALLBACK) {
 			flags.fallback = 1;
+		} else if (c == OPT_BUILDERS) {
+			flags.builders = optarg;
 		} else if (c == 'h') {
 			usage(stdout);
 			return 0;

@@ -16,12 +16,14 @@ struct store_flags {
 	int keep_failed;     /* -K, --keep-failed (for --realise) */
 	int check;           /* --check (for --realise) */
 	unsigned max_jobs;   /* -j, --max-jobs (for --realise) */
+	int no_build;         /* -j0: build nothing here (offload, or fail) */
 	unsigned cores;      /* --cores (for --realise) */
 	unsigned timeout;    /* --timeout (for --realise) */
 	unsigned max_silent; /* --max-silent-time (for --realise) */
 	unsigned long long max_log; /* --max-build-log-size (for --realise) */
 	const char *substitute_urls; /* --substitute-urls (for --realise) */
 	int no_subst;        /* --no-substitutes (for --realise) */
+	const char *builders; /* --builders (for --realise) */
 	int fallback;        /* --fallback (for --realise) */
 };
 

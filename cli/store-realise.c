@@ -52,11 +52,12 @@ int op_realise(struct cix_store *s, const struct store_flags *f, char **args, in
 				       .keep_failed = f->keep_failed, .log_fd = 2,
 				       .timeout = f->timeout, .max_silent = f->max_silent,
 				       .max_log = f->max_log,
-				       .check = f->check };
+				       .check = f->check, .no_build = f->no_build };
 	struct cix_err err = { 0 };
 	const char **drvs = xcalloc((size_t)nargs + 1, sizeof(*drvs));
 	char **paths = xcalloc((size_t)nargs + 1, sizeof(*paths));
 	struct subst_cli sc = { .urls = f->substitute_urls, .no_subst = f->no_subst,
+				.builders = f->builders,
 				.fallback = f->fallback };
 	struct strvec missing = STRVEC_INIT;
 	size_t nr = 0;

@@ -14,6 +14,7 @@ void subst_cli_apply(const struct subst_cli *sc, struct cix_build_opts *bo)
 	bo->fallback = sc->fallback;
 	bo->substitute_urls = sc->urls;
 	bo->no_substitutes = sc->no_subst;
+	bo->builders = sc->builders;
 }
 
 /* A fixed-output download (builtin:fetchurl): listed apart, as a download. */

@@ -10,12 +10,15 @@ struct subst_cli {
 	const char *urls;     /* --substitute-urls (NULL: cix.conf's, or the daemon's) */
 	int no_subst;         /* --no-substitutes */
 	int fallback;         /* --fallback */
+	const char *builders; /* --builders=SPEC (NULL: cix.conf's, or the daemon's) */
 };
 
 #define SUBST_CLI_HELP \
 	"      --substitute-urls=URLS  fetch binaries from these caches (in order)\n" \
 	"      --no-substitutes   build everything here, fetch nothing\n" \
-	"      --fallback         build what cannot be fetched from a cache\n"
+	"      --fallback         build what cannot be fetched from a cache\n" \
+	"      --builders=SPEC    offload builds to these machines (SPEC: @FILE, or\n" \
+	"                         machines-file lines separated by ';'; '' for none)\n"
 
 /*
  * Fill bo's substitution fields from the options: the store reads the

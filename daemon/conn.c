@@ -282,6 +282,19 @@ int daemon_serve(int fd, const struct daemon_settings *settings,
 	return daemon_serve_as(fd, fd, &cred, settings, conf, clean);
 }
 
+void conn_set_builders(struct conn *c, const char *spec)
+{
+	struct cix_err err = { 0 };
+	cix_machines_release(&c->machines);
+	c->build.machines = NULL;
+	if (spec && cix_machines_from_spec(&c->machines, spec, &err) < 0) {
+		cix_machines_release(&c->machines);
+		fprintf(stderr, "cix-daemon: %s: no builds are offloaded\n", err.msg);
+	}
+	if (c->machines.nr)
+		c->build.machines = &c->machines;
+}
+
 int daemon_serve_as(int in_fd, int out_fd, const struct ucred *peer,
 		    const struct daemon_settings *settings, const struct cix_conf *conf,
 		    int clean)
@@ -307,6 +320,7 @@ int daemon_serve_as(int in_fd, int out_fd, const struct ucred *peer,
 	c.trusted_set.keep_outputs = c.trusted_set.keep_derivations = -1;
 	if (!settings->no_substitutes && settings->substitute_urls)
 		c.substitute_urls = xstrdup(settings->substitute_urls);
+	conn_set_builders(&c, settings->builders);
 
 	/* A client that says nothing at all is idle too. */
 	int mid_message_ms = c.w.timeout_ms;
@@ -365,6 +379,7 @@ out:
 	cix_store_close(c.s);
 	cix_wire_release(&c.w);
 	free(c.substitute_urls);
+	cix_machines_release(&c.machines);
 	free(c.trusted_set.post_build_hook);
 	free(c.trusted_set.secret_key_files);
 	return r < 0 ? 1 : 0;

@@ -13,6 +13,7 @@
 #include "strvec.h"
 #include "wire.h"
 #include "worker-ops.h"
+#include "machines.h"
 
 /* The daemon's settings, from its command line. */
 struct daemon_settings {
@@ -37,6 +38,8 @@ struct daemon_settings {
 	int disable_chroot;          /* accepted for guix-daemon's sake; refused */
 	int no_substitutes;
 	const char *substitute_urls; /* --substitute-urls, else cix.conf's (may be NULL) */
+	/* The machines builds are offloaded to: cix.conf's builders, else @CONF_DIR/machines. */
+	const char *builders;
 	int debug;
 	int stdio;                   /* --stdio: one client, on standard input and output */
 	int gc_keep_outputs, gc_keep_derivations;
@@ -89,6 +92,8 @@ struct conn {
 	int fallback;
 	/* From SetOptions, as far as the client may set them. */
 	struct cix_build_opts build;
+	/* build.machines: the daemon's builders, or a trusted client's. */
+	struct cix_machines machines;
 	/* Restricted settings, which only a trusted client may set. */
 	struct {
 		int auto_optimise;
@@ -191,6 +196,9 @@ int daemon_guix_traces(const struct conn *c);
 void daemon_guix_trace(int log_fd, const char *drv_path, const struct cix_drv *drv,
 		       const struct cix_err *err);
 extern const struct op daemon_guix_ops[];
+
+/* The machines of a builders setting (spec) for c's builds; NULL: none. */
+void conn_set_builders(struct conn *c, const char *spec);
 
 /* subst.c: the client's caches (substitute_urls), with the ACL read now. */
 int conn_subst_setup(struct conn *c, struct cix_caches *cs, int log_fd, struct cix_err *err);

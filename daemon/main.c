@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "hash.h"
 #include "daemon.h"
+#include "env.h"
 #include "gc.h"
 #include "substitute.h"
 #include "strbuf.h"
@@ -480,6 +481,18 @@ static int apply_limits(struct daemon_settings *set, const struct cix_conf *conf
 	return -1;
 }
 
+/* A builders setting (the machines file) that does not parse stops the daemon at once. */
+static int check_builders(const char *spec)
+{
+	struct cix_machines ms = CIX_MACHINES_INIT;
+	struct cix_err err = { 0 };
+	int r = cix_machines_from_spec(&ms, spec, &err);
+	if (r < 0)
+		fprintf(stderr, "%s: %s\n", progname, err.msg);
+	cix_machines_release(&ms);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	struct daemon_settings set = {
@@ -520,6 +533,14 @@ int main(int argc, char **argv)
 		}
 		cix_substituters_free(subs, n);
 	}
+	struct strbuf machines = STRBUF_INIT;
+	strbuf_addf(&machines, "@%s/machines", cix_env(CIX_ENV_CONF_DIR));
+	set.builders = conf.builders ? conf.builders : machines.buf;
+	if (check_builders(set.builders) < 0) {
+		cix_conf_release(&conf);
+		strbuf_release(&machines);
+		return 2;
+	}
 	if (!set.socket_path) {
 		strbuf_addf(&sock, "%s/daemon-socket/socket", cix_state_dir());
 		set.socket_path = sock.buf;
@@ -528,6 +549,7 @@ int main(int argc, char **argv)
 		r = daemon_stdio(&set, &conf);
 		cix_conf_release(&conf);
 		strbuf_release(&sock);
+		strbuf_release(&machines);
 		return r;
 	}
 	/* Open the store once: it is created, and its errors shown, here. */
@@ -542,6 +564,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: %s\n", progname, err.msg);
 		cix_conf_release(&conf);
 		strbuf_release(&sock);
+		strbuf_release(&machines);
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -551,5 +574,6 @@ int main(int argc, char **argv)
 	close(fd);
 	cix_conf_release(&conf);
 	strbuf_release(&sock);
+	strbuf_release(&machines);
 	return r;
 }

@@ -414,7 +414,8 @@ static int set_restricted(struct conn *c, const char *key, const char *value)
 	if (!c->trusted)
 		return !strcmp(key, "auto-optimise-store") || !strcmp(key, "keep-outputs") ||
 		       !strcmp(key, "keep-derivations") || !strcmp(key, "post-build-hook") ||
-		       !strcmp(key, "secret-key-files") || !strcmp(key, "repeat") ? 0 : 1;
+		       !strcmp(key, "secret-key-files") || !strcmp(key, "repeat") ||
+		       !strcmp(key, "builders") ? 0 : 1;
 	if (!strcmp(key, "auto-optimise-store") && (yes || no))
 		c->trusted_set.auto_optimise = yes;
 	else if (!strcmp(key, "keep-outputs") && (yes || no))
@@ -423,6 +424,8 @@ static int set_restricted(struct conn *c, const char *key, const char *value)
 		c->trusted_set.keep_derivations = yes;
 	else if (!strcmp(key, "post-build-hook"))
 		replace_str(&c->trusted_set.post_build_hook, value);
+	else if (!strcmp(key, "builders"))
+		conn_set_builders(c, value);
 	else if (!strcmp(key, "secret-key-files"))
 		replace_str(&c->trusted_set.secret_key_files, value);
 	else if (!strcmp(key, "repeat") && cix_parse_decimal(value, 64, &v) == 0)

@@ -55,6 +55,39 @@ struct cix_build_setup {
 };
 #define CIX_BUILD_SETUP_INIT { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT }
 
+/* The paths a derivation's build reads: its sources, the wanted outputs of its inputs. */
+int cix_build_input_roots(struct cix_store *s, const struct cix_drv *drv, struct strvec *out,
+			  struct cix_err *err);
+
+/*
+ * build-remote.c: offloading. A slot of a machine of ms that fits (system,
+ * features), is not marked down, and has one free, the least loaded (jobs
+ * running there, by all cix processes, over its speed factor): 1 when
+ * taken (release it after the build), 0 when every such machine is busy,
+ * -1 when there is none.
+ */
+struct cix_machine;
+struct cix_machines;
+struct cix_offload_slot {
+	int fd;
+	size_t machine;
+};
+int cix_offload_take(struct cix_store *s, const struct cix_machines *ms, const char *system,
+		     const char *const *features, size_t nf, struct cix_offload_slot *slot);
+void cix_offload_release(struct cix_offload_slot *slot);
+/* Pass m over for a while (it did not answer). */
+void cix_offload_mark_down(struct cix_store *s, const struct cix_machine *m);
+/*
+ * Build drv on m: the closure of its inputs copied there, the derivation
+ * sent whole (BuildDerivation), its build output to opts->log_fd, its
+ * outputs copied back, checked, and registered here; lock (held) is let
+ * go while the network is waited for. -EHOSTUNREACH (m marked down) when
+ * m cannot be reached.
+ */
+int cix_offload_build(struct cix_store *s, const struct cix_machine *m, const char *drv_path,
+		      const struct cix_drv *drv, const struct cix_build_opts *opts,
+		      pthread_mutex_t *lock, struct cix_err *err);
+
 /* Parse __json into b->attrs, if the derivation has one. */
 int cix_build_attrs_load(struct building *b, struct cix_err *err);
 int cix_build_setup_make(struct building *b, const struct cix_db_graph *inputs,

@@ -439,34 +439,37 @@ out:
 
 
 /* The closure of the derivation's inputs: sources and input outputs. */
-static int input_closure(struct cix_store *s, const struct cix_drv *drv,
-			 struct cix_db_graph *g, struct cix_err *err)
+int cix_build_input_roots(struct cix_store *s, const struct cix_drv *drv, struct strvec *out,
+			  struct cix_err *err)
 {
-	const char **roots = xcalloc(drv->nr_input_srcs + 1, sizeof(*roots));
-	size_t n = 0, alloc = drv->nr_input_srcs + 1;
 	int r = 0;
 	for (size_t i = 0; i < drv->nr_input_srcs; i++)
-		roots[n++] = drv->input_srcs[i];
+		strvec_push(out, drv->input_srcs[i]);
 	for (size_t i = 0; !r && i < drv->nr_input_drvs; i++) {
 		struct cix_drv *in;
 		if ((r = cix_drv_parse_file(drv->input_drvs[i].path, s->store_dir, &in, err)) < 0)
 			break;
 		for (size_t k = 0; k < drv->input_drvs[i].nr_outputs; k++)
 			for (size_t o = 0; o < in->nr_outputs; o++)
-				if (!strcmp(in->outputs[o].name, drv->input_drvs[i].outputs[k])) {
-					ALLOC_GROW(roots, n + 1, alloc);
-					roots[n++] = xstrdup(in->outputs[o].path);
-				}
+				if (!strcmp(in->outputs[o].name, drv->input_drvs[i].outputs[k]))
+					strvec_push(out, in->outputs[o].path);
 		cix_drv_free(in);
 	}
-	if (!r)
-		r = cix_db_graph(s->db, roots, n, CIX_DB_EDGES_REQUISITES, g, err);
-	for (size_t i = drv->nr_input_srcs; i < n; i++)
-		free((char *)roots[i]);
-	free(roots);
 	return r;
 }
 
+static int input_closure(struct cix_store *s, const struct cix_drv *drv,
+			 struct cix_db_graph *g, struct cix_err *err)
+{
+	static const char *const none[1];
+	struct strvec roots = STRVEC_INIT;
+	int r = cix_build_input_roots(s, drv, &roots, err);
+	if (!r)
+		r = cix_db_graph(s->db, roots.v ? (const char *const *)roots.v : none, roots.nr,
+				 CIX_DB_EDGES_REQUISITES, g, err);
+	strvec_clear(&roots);
+	return r;
+}
 
 /* Index of the output whose path is p, or -1. */
 static long output_index(const struct cix_drv *drv, const char *p)

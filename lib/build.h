@@ -8,6 +8,7 @@
 #include "substitute.h"
 
 struct cix_drv;
+struct cix_machines;
 
 /*
  * Processes and threads a build may have at once (a pids cgroup, or
@@ -95,6 +96,18 @@ struct cix_build_opts {
 	 * optimise, sign, its post-build hook); and as it ends (err->code 0
 	 * when built: Guix's build traces).
 	 */
+	/*
+	 * Machines to offload to (lib/machines.h), or NULL: a derivation that
+	 * one of them can build goes there when the local slots (max_jobs)
+	 * are all taken, or with no_build; substitutes are still tried first.
+	 */
+	const struct cix_machines *machines;
+	/*
+	 * A builders setting (lib/machines.h) given by the user: the local
+	 * store parses it into machines (when NULL: cix.conf's builders, else
+	 * $CIX_CONF_DIR/machines); a daemon's store asks the daemon to use it.
+	 */
+	const char *builders;
 	int (*on_build)(void *opaque, enum cix_build_event ev, const char *drv_path,
 			const struct cix_drv *drv, struct cix_err *err);
 	void *on_build_opaque;

@@ -100,6 +100,9 @@ int cix_conf_load(const char *file, struct cix_conf *c, struct cix_err *err)
 		} else if (!strcmp(name, "substitute-urls") || !strcmp(name, "substituters")) {
 			free(c->substitute_urls);
 			c->substitute_urls = xstrdup(value + strspn(value, " \t"));
+		} else if (!strcmp(name, "builders")) {
+			free(c->builders);
+			c->builders = xstrdup(value + strspn(value, " \t"));
 		} else if (!strcmp(name, "narinfo-cache-positive-ttl")) {
 			r = ttl(file, lineno, value, &c->narinfo_positive_ttl, err);
 		} else if (!strcmp(name, "narinfo-cache-negative-ttl")) {
@@ -121,5 +124,6 @@ void cix_conf_release(struct cix_conf *c)
 	strvec_clear(&c->allowed_users);
 	strvec_clear(&c->trusted_users);
 	free(c->substitute_urls);
+	free(c->builders);
 	memset(c, 0, sizeof(*c));
 }

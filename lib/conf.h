@@ -15,6 +15,7 @@ struct cix_conf {
 	struct strvec allowed_users;   /* default "*" */
 	struct strvec trusted_users;   /* default "root" */
 	char *substitute_urls;         /* space-separated; default none */
+	char *builders;                /* machines to offload to (lib/machines.h); NULL: none set */
 	long narinfo_positive_ttl;     /* narinfo-cache-positive-ttl (0: the default) */
 	long narinfo_negative_ttl;     /* narinfo-cache-negative-ttl (0: the default) */
 	int fod_host_loopback;         /* fod-host-loopback: yes or no (default) */

@@ -2,6 +2,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "machines.h"
 #include "build.h"
+#include "conf.h"
+#include "env.h"
 #include "quote.h"
 #include "ssh-uri.h"
 #include "strbuf.h"
@@ -302,4 +304,20 @@ char *cix_machine_store_uri(const struct cix_machine *m)
 	if (m->host_key)
 		strbuf_addf(&u, "%cbase64-ssh-public-host-key=%s", sep, m->host_key);
 	return strbuf_detach(&u, NULL);
+}
+
+int cix_machines_load(struct cix_machines *ms, const char *spec, struct cix_err *err)
+{
+	struct cix_conf conf = { 0 };
+	struct strbuf file = STRBUF_INIT;
+	int r = 0;
+	if (!spec && (r = cix_conf_load(cix_conf_file(), &conf, err)) == 0 && !conf.builders) {
+		strbuf_addf(&file, "@%s/machines", cix_env(CIX_ENV_CONF_DIR));
+		spec = file.buf;
+	}
+	if (!r)
+		r = cix_machines_from_spec(ms, spec ? spec : conf.builders, err);
+	cix_conf_release(&conf);
+	strbuf_release(&file);
+	return r;
 }

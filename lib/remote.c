@@ -1,6 +1,7 @@
 /* remote.c - a client of cix-daemon (or nix-daemon): the worker protocol, client side */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "remote.h"
+#include "drv.h"
 #include "encoding.h"
 #include "util.h"
 
@@ -592,7 +593,7 @@ static int set_options(struct cix_remote *r, const struct cix_build_opts *o, str
 	char t[32], l[32];
 	snprintf(t, sizeof(t), "%u", o->timeout);
 	snprintf(l, sizeof(l), "%llu", o->max_log);
-	cix_wire_write_u64(&r->w, o->substitute_urls ? 3 : 2);
+	cix_wire_write_u64(&r->w, 2 + !!o->substitute_urls + !!o->builders);
 	cix_wire_write_str(&r->w, "timeout");
 	cix_wire_write_str(&r->w, t);
 	cix_wire_write_str(&r->w, "max-build-log-size");
@@ -600,6 +601,10 @@ static int set_options(struct cix_remote *r, const struct cix_build_opts *o, str
 	if (o->substitute_urls) {
 		cix_wire_write_str(&r->w, "substituters");
 		cix_wire_write_str(&r->w, o->substitute_urls);
+	}
+	if (o->builders) {
+		cix_wire_write_str(&r->w, "builders");
+		cix_wire_write_str(&r->w, o->builders);
 	}
 	return cix_remote_call(r, err);
 }
@@ -700,6 +705,69 @@ int cix_remote_build(struct cix_remote *r, const char *const *drvs, size_t n,
 	if (r->minor < 34)
 		return cix_wire_read_u64(&r->w, &one, err);
 	return read_build_results(r, n, err);
+}
+
+/* A BasicDerivation: drv without its input derivations, whose outputs are among inputs. */
+static void write_basic_drv(struct cix_remote *r, const struct cix_drv *drv,
+			    const char *const *inputs, size_t nr_inputs)
+{
+	cix_wire_write_u64(&r->w, drv->nr_outputs);
+	for (size_t i = 0; i < drv->nr_outputs; i++) {
+		cix_wire_write_str(&r->w, drv->outputs[i].name);
+		cix_wire_write_str(&r->w, drv->outputs[i].path);
+		cix_wire_write_str(&r->w, drv->outputs[i].hash_algo);
+		cix_wire_write_str(&r->w, drv->outputs[i].hash);
+	}
+	cix_wire_write_strings(&r->w, inputs, nr_inputs);
+	cix_wire_write_str(&r->w, drv->platform);
+	cix_wire_write_str(&r->w, drv->builder);
+	cix_wire_write_strings(&r->w, (const char *const *)drv->args, drv->nr_args);
+	cix_wire_write_u64(&r->w, drv->nr_env);
+	for (size_t i = 0; i < drv->nr_env; i++) {
+		cix_wire_write_str(&r->w, drv->env[i].key);
+		cix_wire_write_str(&r->w, drv->env[i].value);
+	}
+}
+
+int cix_remote_build_derivation(struct cix_remote *r, const char *drv_path,
+				const struct cix_drv *drv, const char *const *inputs,
+				size_t nr_inputs, const struct cix_build_opts *opts,
+				struct cix_err *err)
+{
+	struct strbuf msg = STRBUF_INIT;
+	uint64_t status, x;
+	int ret;
+	if ((ret = set_options(r, opts, err)) < 0)
+		return ret;
+	cix_wire_write_u64(&r->w, CIX_OP_BUILD_DERIVATION);
+	cix_wire_write_str(&r->w, drv_path);
+	write_basic_drv(r, drv, inputs, nr_inputs);
+	cix_wire_write_u64(&r->w, opts->check ? 2 : 0);
+	if ((ret = cix_remote_call(r, err)) < 0)
+		return ret;
+	if ((ret = cix_wire_read_u64(&r->w, &status, err)) < 0 ||
+	    (ret = cix_wire_read_string(&r->w, &msg, CIX_WIRE_MAX_STRING, err)) < 0)
+		goto out;
+	for (int k = 0; r->minor >= 29 && k < 4; k++)   /* timesBuilt, nonDet, start, stop */
+		if ((ret = cix_wire_read_u64(&r->w, &x, err)) < 0)
+			goto out;
+	if (r->minor >= 28) {
+		uint64_t n;
+		if ((ret = cix_wire_read_u64(&r->w, &n, err)) == 0 && n > CIX_WIRE_MAX_LIST)
+			ret = cix_error(err, -CIX_EFORMAT, "too many built outputs");
+		for (uint64_t k = 0; !ret && k < 2 * n; k++)
+			ret = cix_wire_read_string(&r->w, &msg, CIX_WIRE_MAX_STRING, err);
+		if (ret < 0)
+			goto out;
+	}
+	if (status > 2)
+		ret = cix_error(err, status == 12 ? -CIX_ENONDET : status == 8 ? -ETIMEDOUT
+				   : -CIX_EBUILD, "%s", msg.len ? msg.buf : "the build failed");
+out:
+	if (ret < 0 && ret != -CIX_EBUILD && ret != -CIX_ENONDET && ret != -ETIMEDOUT)
+		r->broken = 1;
+	strbuf_release(&msg);
+	return ret;
 }
 
 int cix_remote_verify(struct cix_remote *r, int check_contents, int repair, int *errors,

@@ -78,6 +78,16 @@ int cix_remote_query_missing(struct cix_remote *r, const char *const *drvs, size
 /* SetOptions from opts, then BuildPaths of DRV!* for each derivation (mode 2: check). */
 int cix_remote_build(struct cix_remote *r, const char *const *drvs, size_t n,
 		     const struct cix_build_opts *opts, struct cix_err *err);
+/*
+ * SetOptions from opts, then BuildDerivation of drv (as drv_path, which
+ * need not be in the daemon's store): sent whole, its input derivations
+ * left out and inputs[0..n) (valid there) its input sources. The
+ * daemon's message when the build failed.
+ */
+int cix_remote_build_derivation(struct cix_remote *r, const char *drv_path,
+				const struct cix_drv *drv, const char *const *inputs,
+				size_t nr_inputs, const struct cix_build_opts *opts,
+				struct cix_err *err);
 /* VerifyStore: *errors set when something was wrong. */
 int cix_remote_verify(struct cix_remote *r, int check_contents, int repair, int *errors,
 		      struct cix_err *err);

@@ -1,6 +1,7 @@
 /* store-local.c - the local store as a backend: the database, the builder, the collector */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "store-backend.h"
+#include "machines.h"
 #include "build.h"
 #include "conf.h"
 #include "db-int.h"
@@ -170,8 +171,14 @@ static int local_build(struct cix_store *s, const char *const *drvs, size_t n,
 		       const struct cix_build_opts *opts, struct cix_err *err)
 {
 	struct cix_build_opts o = *opts;
+	struct cix_machines ms = CIX_MACHINES_INIT;
 	int r = with_caches(s, &o, err);
-	return r < 0 ? r : cix_build_derivations(s, drvs, n, &o, err);
+	if (!r && !o.machines && (r = cix_machines_load(&ms, o.builders, err)) == 0 && ms.nr)
+		o.machines = &ms;
+	if (!r)
+		r = cix_build_derivations(s, drvs, n, &o, err);
+	cix_machines_release(&ms);
+	return r;
 }
 
 static int local_plan(struct cix_store *s, const char *const *drvs, size_t n,
