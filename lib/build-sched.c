@@ -314,6 +314,13 @@ static void fail_nowhere(struct sched *sc, struct node *n)
 			  "now", n->drv_path, ms ? ms->nr : 0, n->drv->platform);
 	} else
 		cix_build_check_runnable(n->drv_path, n->drv, &err);
+	/* Told as a build that failed at once (Guix's traces say why). */
+	if (sc->opts->on_build) {
+		sc->opts->on_build(sc->opts->on_build_opaque, CIX_BUILD_STARTED, n->drv_path,
+				   n->drv, NULL);
+		sc->opts->on_build(sc->opts->on_build_opaque, CIX_BUILD_ENDED, n->drv_path,
+				   n->drv, &err);
+	}
 	fail(sc, n, &err);
 }
 

@@ -14,13 +14,13 @@ DAEMON=$(tail -n 1 .daemons)
 
 # Processes whose command line holds the marker (the pattern does not match itself).
 marker_alive () {
-	grep -qs "4[4]4$1" /proc/[0-9]*/cmdline
+	grep -qs "4441971[0]$1" /proc/[0-9]*/cmdline
 }
 
 test_expect_success NIX 'a client killed while its derivation builds: the build ends' '
 	cat >d.nix <<-\EOF &&
 	derivation { name = "slow"; system = "x86_64-linux"; builder = "/bin/sh";
-	  args = [ "-c" "echo started; /bin/sleep 30.4441; echo > $out" ]; }
+	  args = [ "-c" "echo started; /bin/sleep 30.444197101; echo > $out" ]; }
 	EOF
 	drv=$(nix-instantiate --store "$S" d.nix 2>/dev/null) &&
 	{ CIX_DAEMON_SOCKET=$SOCK cix store -r "$drv" >out 2>client.err & } &&
@@ -39,7 +39,7 @@ test_expect_success NIX 'a client killed while its derivation builds: the build 
 test_expect_success NIX 'its locks are free: the next client builds it' '
 	cat >d2.nix <<-\EOF &&
 	derivation { name = "slow"; system = "x86_64-linux"; builder = "/bin/sh";
-	  args = [ "-c" "echo started; /bin/sleep 0.4442; echo done > $out" ]; }
+	  args = [ "-c" "echo started; /bin/sleep 0.444197102; echo done > $out" ]; }
 	EOF
 	drv=$(nix-instantiate --store "$S" d2.nix 2>/dev/null) &&
 	o=$(CIX_DAEMON_SOCKET=$SOCK cix store -r "$drv") &&

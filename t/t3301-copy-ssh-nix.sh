@@ -1,5 +1,5 @@
 #!/bin/sh
-# t3201-copy-ssh-nix.sh - ssh-ng:// both ways with Nix 2.8: cix copies to nix-daemon --stdio, Nix copies to cix-daemon --stdio
+# t3301-copy-ssh-nix.sh - ssh-ng:// both ways with Nix 2.8: cix copies to nix-daemon --stdio, Nix copies to cix-daemon --stdio
 # SPDX-License-Identifier: GPL-3.0-or-later
 test_description='ssh-ng:// with Nix 2.8 at either end: cix copy to and from a machine whose remote program is nix-daemon, nix copy to and from one whose remote program is cix-daemon'
 . "$(dirname "$0")/test-lib.sh"

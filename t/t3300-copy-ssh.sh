@@ -1,5 +1,5 @@
 #!/bin/sh
-# t3200-copy-ssh.sh - ssh-ng:// stores: cix copy to and from machines reached with OpenSSH
+# t3300-copy-ssh.sh - ssh-ng:// stores: cix copy to and from machines reached with OpenSSH
 # SPDX-License-Identifier: GPL-3.0-or-later
 test_description='cix copy --to/--from ssh-ng://: closures to and from other machines (mount namespaces with their own stores, Debian sshd on 127.0.0.1)'
 . "$(dirname "$0")/test-lib.sh"

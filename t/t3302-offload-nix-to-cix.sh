@@ -1,5 +1,5 @@
 #!/bin/sh
-# t3202-offload-nix-to-cix.sh - Nix 2.8 offloads builds to cix-daemon over ssh-ng:// (BuildDerivation)
+# t3302-offload-nix-to-cix.sh - Nix 2.8 offloads builds to cix-daemon over ssh-ng:// (BuildDerivation)
 # SPDX-License-Identifier: GPL-3.0-or-later
 test_description='Nix 2.8 with builders = ssh-ng://... whose remote program is cix-daemon: inputs copied there, the derivation sent whole (BuildDerivation), built in cix'"'"'s sandbox, the outputs brought back'
 . "$(dirname "$0")/test-lib.sh"

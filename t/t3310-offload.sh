@@ -1,5 +1,5 @@
 #!/bin/sh
-# t3210-offload.sh - builds offloaded to other machines over ssh-ng:// (machines files, --builders)
+# t3310-offload.sh - builds offloaded to other machines over ssh-ng:// (machines files, --builders)
 # SPDX-License-Identifier: GPL-3.0-or-later
 test_description='offloading: with -j0 or the local slots taken, derivations build on the machines of a machines file (mount namespaces with their own stores, Debian sshd on 127.0.0.1), inputs sent, outputs brought back checked; dead machines passed over; failures and tampered outputs refused'
 . "$(dirname "$0")/test-lib.sh"
