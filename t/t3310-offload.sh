@@ -123,6 +123,12 @@ test_expect_success NIX_SSHD 'with a local slot free, the build stays here' '
 	! grep "on .ssh-ng" err && grep genuine "$out"
 '
 
+test_expect_success NIX_SSHD 'cix build -j0 --builders, of a derivation' '
+	out=$(cix store -q --outputs $(cat app.drv)) && cix gc -d "$out" >/dev/null 2>&1 &&
+	cix build -j0 --builders "$(machine_line a)" $(cat app.drv) >o 2>err &&
+	test "$(cat o)" = "$out" && grep "on .ssh-ng://root@127.0.0.1:$(cat machines/a/port)." err
+'
+
 test_expect_success NIX_SSHD 'through the daemon: its machines file; the log reaches the client' '
 	echo "builders = @$T/machines.b" >daemon.conf && machine_line b >machines.b &&
 	test_start_daemon "$T/d.sock" CIX_CONF_FILE=$T/daemon.conf &&

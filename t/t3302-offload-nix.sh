@@ -1,7 +1,7 @@
 #!/bin/sh
-# t3302-offload-nix-to-cix.sh - Nix 2.8 offloads builds to cix-daemon over ssh-ng:// (BuildDerivation)
+# t3302-offload-nix.sh - offloading with Nix 2.8 at either end: Nix to cix-daemon, cix to nix-daemon (BuildDerivation)
 # SPDX-License-Identifier: GPL-3.0-or-later
-test_description='Nix 2.8 with builders = ssh-ng://... whose remote program is cix-daemon: inputs copied there, the derivation sent whole (BuildDerivation), built in cix'"'"'s sandbox, the outputs brought back'
+test_description='offloading with Nix 2.8 at either end: Nix'"'"'s builders = ssh-ng://... running cix-daemon (inputs copied there, the derivation sent whole, built in cix'"'"'s sandbox, the outputs brought back), and cix'"'"'s builders running nix-daemon'
 . "$(dirname "$0")/test-lib.sh"
 . "$CIX_SRC_DIR/t/lib-ssh.sh"
 
@@ -56,6 +56,34 @@ test_expect_success NIX_SSHD 'a build that fails on c: Nix says so, with its log
 	out=$(nixs -q --outputs "$drv") &&
 	! nixs --check-validity "$out" 2>/dev/null &&
 	! ssh_on c cix store --check-validity "$out" 2>/dev/null
+'
+
+# On machine n, Nix's daemon serves the machine's store: the same store
+# directory, its own database; it builds without build users.
+cat >nix-remote.sh <<EOF2
+#!/bin/sh
+export NIX_STORE_DIR=\$CIX_STORE_DIR NIX_STATE_DIR=\$CIX_STATE_DIR/nix NIX_LOG_DIR=\$CIX_STATE_DIR/nix/log
+export NIX_CONFIG='build-users-group =
+extra-sandbox-paths = /bin /lib /lib64 /usr'
+exec nix-daemon "\$@"
+EOF2
+chmod +x nix-remote.sh
+
+test_expect_success NIX_SSHD 'the other way: cix offloads to a machine running nix-daemon' '
+	ssh_machine_start n &&
+	hk=$(base64 -w0 <"$T/machines/n/hostkey.pub") &&
+	m="ssh-ng://root@127.0.0.1:$(cat machines/n/port)?remote-program=$T/nix-remote.sh x86_64-linux $T/ssh/id 1 1 - - $hk" &&
+	drv=$(nix-instantiate --store "$N" two.nix -A app 2>/dev/null) &&
+	app=$(nixs -q --outputs "$drv") &&
+	nixs --export $(nixs -qR "$drv") >drvs.export && cix store --import <drvs.export >/dev/null &&
+	! cix store --check-validity "$app" 2>/dev/null &&
+	cix store --realise -j0 --builders "$m" "$drv" >out 2>err &&
+	cat err && test "$(cat out)" = "$app" &&
+	grep "^app of $CIX_STORE_DIR/.*-lib$" "$app/data" &&
+	ssh_on n env NIX_STORE_DIR=$CIX_STORE_DIR NIX_STATE_DIR=$CIX_STATE_DIR/nix \
+		nix-store -q --hash "$app" >h2 &&
+	cix store -q --hash "$app" >h1 && test_cmp h1 h2 &&
+	cix store --verify --check-contents
 '
 
 test_done
