@@ -1,6 +1,6 @@
-/* build-sched.c - which derivations to build or substitute, and builds in parallel */
+/* build-sched.c - which derivations to build or substitute, inputs first */
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "build-int.h"
+#include "build-sched.h"
 #include "gc.h"
 #include "machines.h"
 #include "store.h"
@@ -15,38 +15,6 @@
 #include <time.h>
 
 /* ---- Scheduling: every derivation once, inputs first, jobs in parallel ---- */
-
-enum { PENDING, RUNNING, DONE, FAILED };
-
-struct node {
-	int check;           /* --check this one even though it is valid */
-	int repair;          /* --repair: build it again and replace its outputs */
-	char *drv_path;
-	struct cix_drv *drv;
-	size_t *deps;        /* nodes that must be DONE first */
-	size_t nr_deps;
-	int state;
-	int depth;
-	int subst;           /* its missing outputs are planned for substitution */
-	int expanded;        /* its input derivations are collected */
-};
-
-struct sched {
-	struct cix_store *s;
-	const struct cix_build_opts *opts;
-	struct node *nodes;
-	size_t nr, alloc;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	size_t running;
-	unsigned local_slots, local_running;
-	struct strvec unreachable;   /* machines that did not answer */
-	int failed;
-	struct cix_err err;   /* the first failure */
-	int use_subst;
-	struct cix_subst plan;
-	struct cix_drv_hasher *hasher;   /* the hash modulo of each derivation, once */
-};
 
 static long collect(struct sched *sc, const char *drv_path, int depth, struct cix_err *err);
 
@@ -243,248 +211,10 @@ int cix_build_plan(struct cix_store *s, const char *const *drv_paths, size_t n,
 	return r < 0 ? (int)r : 0;
 }
 
-static int is_ready(const struct sched *sc, const struct node *n)
-{
-	int ready = n->state == PENDING;
-	for (size_t k = 0; ready && k < n->nr_deps; k++)
-		ready = sc->nodes[n->deps[k]].state == DONE;
-	return ready;
-}
-
-enum place { PLACE_LOCAL, PLACE_REMOTE, PLACE_WAIT, PLACE_NONE };
-
-/* The features a derivation wants of the machine that builds it. */
-static void wanted_features(const struct node *n, struct strvec *out)
-{
-	const char *f = cix_drv_getenv(n->drv, "requiredSystemFeatures");
-	if (f)
-		strvec_split(out, f, " \t\n");
-}
-
-/*
- * Where n builds: here when a local slot is free (and it can), else on a
- * machine with a free slot (taken into slot), else it waits for one, or
- * can go nowhere.
- */
-static enum place place(struct sched *sc, const struct node *n, struct cix_offload_slot *slot)
-{
-	const struct cix_machines *ms = sc->opts->machines;
-	int here = sc->local_slots && cix_build_can_run(n->drv->platform);
-	if (here && sc->local_running < sc->local_slots)
-		return PLACE_LOCAL;
-	if (ms && ms->nr && !n->check && !n->repair && strcmp(n->drv->platform, "builtin")) {
-		struct strvec f = STRVEC_INIT;
-		wanted_features(n, &f);
-		int t = cix_offload_take(sc->s, ms, n->drv->platform, (const char *const *)f.v,
-					 f.nr, slot);
-		strvec_clear(&f);
-		if (t > 0)
-			return PLACE_REMOTE;
-		if (t == 0)
-			return PLACE_WAIT;
-	}
-	return here ? PLACE_WAIT : PLACE_NONE;
-}
-
-static void fail(struct sched *sc, struct node *n, const struct cix_err *err)
-{
-	n->state = FAILED;
-	if (!sc->failed) {
-		sc->failed = 1;
-		sc->err = *err;
-	}
-}
-
-/* Nowhere to build n: its error. */
-static void fail_nowhere(struct sched *sc, struct node *n)
-{
-	struct cix_err err = { 0 };
-	const struct cix_machines *ms = sc->opts->machines;
-	if (!sc->local_slots && sc->unreachable.nr) {
-		struct strbuf tried = STRBUF_INIT;
-		for (size_t i = 0; i < sc->unreachable.nr; i++)
-			strbuf_addf(&tried, "%s%s", i ? ", " : "", sc->unreachable.v[i]);
-		cix_error(&err, -EHOSTUNREACH, "cannot build '%s': no build machine for '%s' "
-			  "answers (tried %s), and builds are disabled here (--max-jobs=0)",
-			  n->drv_path, n->drv->platform, tried.buf);
-		strbuf_release(&tried);
-	} else if (!sc->local_slots) {
-		cix_error(&err, -EPERM, "'%s' would have to be built, but builds are disabled here "
-			  "(--max-jobs=0) and none of the %zu build machines can build it for '%s' "
-			  "now", n->drv_path, ms ? ms->nr : 0, n->drv->platform);
-	} else
-		cix_build_check_runnable(n->drv_path, n->drv, &err);
-	/* Told as a build that failed at once (Guix's traces say why). */
-	if (sc->opts->on_build) {
-		sc->opts->on_build(sc->opts->on_build_opaque, CIX_BUILD_STARTED, n->drv_path,
-				   n->drv, NULL);
-		sc->opts->on_build(sc->opts->on_build_opaque, CIX_BUILD_ENDED, n->drv_path,
-				   n->drv, &err);
-	}
-	fail(sc, n, &err);
-}
-
-/*
- * A ready derivation that can start now, where (and its slot); -1 when
- * none, *waiting set when some wait for a machine.
- */
-static long pick(struct sched *sc, enum place *where, struct cix_offload_slot *slot,
-		 int *waiting)
-{
-	*waiting = 0;
-	for (size_t i = 0; !sc->failed && i < sc->nr; i++) {
-		struct node *n = &sc->nodes[i];
-		if (!is_ready(sc, n))
-			continue;
-		*where = place(sc, n, slot);
-		if (*where == PLACE_LOCAL || *where == PLACE_REMOTE)
-			return (long)i;
-		if (*where == PLACE_WAIT)
-			*waiting = 1;
-		else
-			fail_nowhere(sc, n);
-	}
-	return -1;
-}
-
-/* Wait for a change, or (a machine's slot may free in another process) a while. */
-static void wait_change(struct sched *sc, int waiting)
-{
-	if (!waiting) {
-		pthread_cond_wait(&sc->cond, &sc->lock);
-		return;
-	}
-	struct timespec t;
-	clock_gettime(CLOCK_REALTIME, &t);
-	t.tv_nsec += 200 * 1000 * 1000;
-	if (t.tv_nsec >= 1000000000) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000;
-	}
-	pthread_cond_timedwait(&sc->cond, &sc->lock, &t);
-}
-
-/*
- * A derivation just built: built again --repeat times and compared, then
- * handed to the caller's hook.
- */
-static int after_build(struct sched *sc, const struct building *b, struct cix_err *err)
-{
-	int r = 0;
-	for (unsigned k = 0; !r && k < sc->opts->repeat; k++) {
-		struct building again = { .lock = b->lock, .s = b->s, .drv_path = b->drv_path,
-					  .drv = b->drv, .opts = b->opts, .check = 1,
-					  .user = CIX_BUILD_USER_INIT };
-		r = cix_build_one(&again, err);
-	}
-	if (!r && sc->opts->on_build)
-		r = sc->opts->on_build(sc->opts->on_build_opaque, CIX_BUILD_BUILT, b->drv_path,
-				       b->drv, err);
-	return r;
-}
-
-/* n on the machine of slot: 1 when that machine did not answer (n waits again). */
-static int build_remote(struct sched *sc, struct node *n, struct cix_offload_slot *slot,
-			struct cix_err *err)
-{
-	const struct cix_machine *m = &sc->opts->machines->v[slot->machine];
-	int r = cix_offload_build(sc->s, m, n->drv_path, n->drv, sc->opts, &sc->lock, err);
-	cix_offload_release(slot);
-	if (r == -EHOSTUNREACH) {
-		char *name = xstrndup(m->uri, strcspn(m->uri, "?"));
-		strvec_push(&sc->unreachable, name);
-		free(name);
-		if (sc->opts->log_fd >= 0)
-			dprintf(sc->opts->log_fd, "%s; trying elsewhere\n", err->msg);
-		return 1;
-	}
-	if (!r && sc->opts->on_build)
-		r = sc->opts->on_build(sc->opts->on_build_opaque, CIX_BUILD_BUILT, n->drv_path,
-				       n->drv, err);
-	return r;
-}
-
-static int build_local(struct sched *sc, struct node *n, struct cix_err *err)
-{
-	struct building b = { .lock = &sc->lock, .s = sc->s, .drv_path = n->drv_path,
-			      .drv = n->drv, .opts = sc->opts, .check = n->check,
-			      .repair = n->repair, .user = CIX_BUILD_USER_INIT };
-	sc->local_running++;
-	int r = cix_build_one(&b, err);
-	if (!r && !b.check)
-		r = after_build(sc, &b, err);
-	sc->local_running--;
-	return r;
-}
-
-static void *worker(void *arg)
-{
-	struct sched *sc = arg;
-	pthread_mutex_lock(&sc->lock);
-	for (;;) {
-		struct cix_offload_slot slot = { -1, 0 };
-		enum place where = PLACE_NONE;
-		int waiting = 0;
-		long i = sc->failed ? -1 : pick(sc, &where, &slot, &waiting);
-		if (i < 0) {
-			if (!sc->running && (!waiting || sc->failed))
-				break;
-			wait_change(sc, waiting);
-			continue;
-		}
-		struct node *n = &sc->nodes[i];
-		struct cix_err err = { 0 };
-		int r;
-		n->state = RUNNING;
-		sc->running++;
-		if (sc->opts->on_build)
-			sc->opts->on_build(sc->opts->on_build_opaque, CIX_BUILD_STARTED, n->drv_path,
-					   n->drv, NULL);
-		r = where == PLACE_REMOTE ? build_remote(sc, n, &slot, &err) : build_local(sc, n, &err);
-		sc->running--;
-		if (r > 0) {
-			n->state = PENDING;   /* its machine is down: elsewhere */
-			pthread_cond_broadcast(&sc->cond);
-			continue;
-		}
-		if (sc->opts->on_build)
-			sc->opts->on_build(sc->opts->on_build_opaque, CIX_BUILD_ENDED, n->drv_path,
-					   n->drv, &err);
-		if (r < 0)
-			fail(sc, n, &err);
-		else
-			n->state = DONE;
-		pthread_cond_broadcast(&sc->cond);
-	}
-	pthread_cond_broadcast(&sc->cond);
-	pthread_mutex_unlock(&sc->lock);
-	return NULL;
-}
-
-/* Could some machine build n (busy or down as it may be now)? */
-static int can_offload(struct sched *sc, const struct node *n)
-{
-	const struct cix_machines *ms = sc->opts->machines;
-	struct strvec f = STRVEC_INIT;
-	int fits = 0;
-	if (!ms || n->check || n->repair)
-		return 0;
-	wanted_features(n, &f);
-	for (size_t i = 0; !fits && i < ms->nr; i++)
-		fits = cix_machine_fits(&ms->v[i], n->drv->platform, (const char *const *)f.v, f.nr);
-	strvec_clear(&f);
-	return fits;
-}
-
 int cix_build_derivations(struct cix_store *s, const char *const *drv_paths, size_t n,
 			  const struct cix_build_opts *opts, struct cix_err *err)
 {
 	struct sched sc = { .s = s, .opts = opts };
-	unsigned jobs = sc.local_slots = opts->no_build ? 0 : opts->max_jobs ? opts->max_jobs : 1;
-	for (size_t i = 0; opts->machines && i < opts->machines->nr && jobs < 256; i++)
-		jobs += opts->machines->v[i].max_jobs;
-	jobs = jobs ? jobs : 1;
-	pthread_t *th = xcalloc(jobs, sizeof(*th));
 	long r = 0;
 
 	pthread_mutex_init(&sc.lock, NULL);
@@ -498,22 +228,13 @@ int cix_build_derivations(struct cix_store *s, const char *const *drv_paths, siz
 	if (r >= 0 && sc.use_subst)
 		r = substitute(&sc, err);
 	for (size_t i = 0; r >= 0 && opts->no_build && i < sc.nr; i++)
-		if (sc.nodes[i].state == PENDING && !can_offload(&sc, &sc.nodes[i]))
+		if (sc.nodes[i].state == PENDING && !cix_sched_can_offload(&sc, &sc.nodes[i]))
 			r = cix_error(err, -EPERM, "'%s' would have to be built, but builds are "
 				      "disabled here (--max-jobs=0)%s", sc.nodes[i].drv_path,
 				      opts->machines && opts->machines->nr
 				      ? " and no build machine is for its system" : "");
 	if (r >= 0) {
-		unsigned started = 0;
-		for (unsigned j = 0; j < jobs; j++)
-			if (!pthread_create(&th[j], NULL, worker, &sc))
-				started++;
-			else
-				break;
-		if (!started)
-			worker(&sc);
-		for (unsigned j = 0; j < started; j++)
-			pthread_join(th[j], NULL);
+		cix_sched_run(&sc);
 		r = 0;
 		if (sc.failed) {
 			if (err)
@@ -529,7 +250,6 @@ int cix_build_derivations(struct cix_store *s, const char *const *drv_paths, siz
 	free(sc.nodes);
 	strvec_clear(&sc.unreachable);
 	cix_drv_hasher_free(sc.hasher);
-	free(th);
 	if (sc.use_subst)
 		cix_subst_release(&sc.plan);
 	pthread_cond_destroy(&sc.cond);
