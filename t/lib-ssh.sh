@@ -12,6 +12,8 @@
 #   ssh_machine_start NAME    start machine NAME (stopped by test_done)
 #   ssh_uri NAME [PARAM...]   its ssh-ng:// URI (key, host key, program)
 #   ssh_on NAME CMD...        run CMD in NAME's namespace, its store's env
+#   ssh_nix_remote FILE       write FILE, a remote program that runs Nix's
+#                             nix-daemon on a machine's store
 
 SSHD=/usr/sbin/sshd
 
@@ -99,4 +101,18 @@ ssh_uri () {
 ssh_on () {
 	m_=$TRASH_DIRECTORY/machines/$1; shift
 	nsenter -m -t "$(cat "$m_/pid")" -- "$@"
+}
+
+# A remote program serving the machine's store with Nix's daemon: the same
+# store directory, Nix's own database in the machine's state directory,
+# builds without build users that see the host's /bin, /lib and /usr.
+ssh_nix_remote () {
+	cat >"$1" <<\EOF
+#!/bin/sh
+export NIX_STORE_DIR=$CIX_STORE_DIR NIX_STATE_DIR=$CIX_STATE_DIR/nix NIX_LOG_DIR=$CIX_STATE_DIR/nix/log
+export NIX_CONFIG='build-users-group =
+extra-sandbox-paths = /bin /lib /lib64 /usr'
+exec nix-daemon "$@"
+EOF
+	chmod +x "$1"
 }

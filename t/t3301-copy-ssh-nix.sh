@@ -13,13 +13,7 @@ test_have_prereq NIX && test_have_prereq SSHD && test_set_prereq NIX_SSHD
 
 # On machine n, Nix's daemon serves the machine's store: the same store
 # directory, its own database (Nix's, in the machine's state directory).
-cat >nix-remote.sh <<EOF
-#!/bin/sh
-NIX_STORE_DIR=\$CIX_STORE_DIR NIX_STATE_DIR=\$CIX_STATE_DIR/nix NIX_LOG_DIR=\$CIX_STATE_DIR/nix/log \
-NIX_CONF_DIR=$T NIX_CONFIG='build-users-group =' exec nix-daemon "\$@"
-EOF
-chmod +x nix-remote.sh
-: >nix.conf
+ssh_nix_remote nix-remote.sh
 
 # Nix's client here: its own store of the same store directory.
 N="local?store=$CIX_STORE_DIR&real=$T/nixreal&state=$T/nixstate&log=$T/nixlog"

@@ -58,16 +58,7 @@ test_expect_success NIX_SSHD 'a build that fails on c: Nix says so, with its log
 	! ssh_on c cix store --check-validity "$out" 2>/dev/null
 '
 
-# On machine n, Nix's daemon serves the machine's store: the same store
-# directory, its own database; it builds without build users.
-cat >nix-remote.sh <<EOF2
-#!/bin/sh
-export NIX_STORE_DIR=\$CIX_STORE_DIR NIX_STATE_DIR=\$CIX_STATE_DIR/nix NIX_LOG_DIR=\$CIX_STATE_DIR/nix/log
-export NIX_CONFIG='build-users-group =
-extra-sandbox-paths = /bin /lib /lib64 /usr'
-exec nix-daemon "\$@"
-EOF2
-chmod +x nix-remote.sh
+ssh_nix_remote nix-remote.sh
 
 test_expect_success NIX_SSHD 'the other way: cix offloads to a machine running nix-daemon' '
 	ssh_machine_start n &&
