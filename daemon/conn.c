@@ -202,6 +202,9 @@ static int serve_ops(struct conn *c, struct cix_err *err)
 		if ((r = cix_wire_read_u64(&c->w, &code, err)) < 0)
 			return r;
 		const struct op *o = find_op(c, code, &reads_db);
+		if (c->settings->debug)
+			fprintf(stderr, "cix-daemon: uid %u: %s\n", (unsigned)c->uid,
+				cix_worker_op_name(code) ? cix_worker_op_name(code) : "(unknown)");
 		if (!o) {
 			const char *name = cix_worker_op_name(code);
 			if (name)

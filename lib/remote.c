@@ -476,38 +476,116 @@ static int send_source(struct cix_remote *r, cix_source_fn src, void *opaque, st
 	return n < 0 ? cix_error(err, (int)n, "cannot read the NAR to send") : 0;
 }
 
+/* A u64 and a string as the wire has them, into b. */
+static void enc_u64(struct strbuf *b, uint64_t v)
+{
+	unsigned char n[8];
+	cix_put_u64le(n, v);
+	strbuf_add(b, n, 8);
+}
+
+static void enc_str(struct strbuf *b, const char *s)
+{
+	static const char zeros[8];
+	size_t len = s ? strlen(s) : 0;
+	enc_u64(b, len);
+	strbuf_add(b, s ? s : "", len);
+	strbuf_add(b, zeros, (8 - len % 8) % 8);
+}
+
+/*
+ * A ValidPathInfo (Nix's format 16): path, deriver, NAR hash (base16),
+ * references, registration time, NAR size, ultimate, signatures, content
+ * address.
+ */
+static void enc_info(struct strbuf *b, const struct cix_path_info *info)
+{
+	struct strbuf h = STRBUF_INIT;
+	struct strvec sigs = STRVEC_INIT;
+	cix_base16_encode(&h, info->nar_hash.bytes, info->nar_hash.len);
+	if (info->sigs)
+		strvec_split(&sigs, info->sigs, " ");
+	enc_str(b, info->path);
+	enc_str(b, info->deriver);
+	enc_str(b, h.buf);
+	enc_u64(b, info->nr_refs);
+	for (size_t i = 0; i < info->nr_refs; i++)
+		enc_str(b, info->refs[i]);
+	enc_u64(b, (uint64_t)info->reg_time);
+	enc_u64(b, info->nar_size);
+	enc_u64(b, 0);   /* ultimate */
+	enc_u64(b, sigs.nr);
+	for (size_t i = 0; i < sigs.nr; i++)
+		enc_str(b, sigs.v[i]);
+	enc_str(b, info->ca);
+	strvec_clear(&sigs);
+	strbuf_release(&h);
+}
+
+/* The NAR of in, as frames. */
+static int send_nar(struct cix_remote *r, const struct cix_nar_input *in, struct cix_err *err)
+{
+	return in->fs_path ? cix_nar_dump(in->fs_path, frame_sink, r, err)
+			   : send_source(r, in->src, in->opaque, err);
+}
+
 int cix_remote_add_nar(struct cix_remote *r, const struct cix_path_info *info,
 		       const struct cix_nar_input *in, struct cix_err *err)
 {
-	struct strbuf h = STRBUF_INIT;
+	struct strbuf b = STRBUF_INIT;
 	int ret;
-
-	cix_base16_encode(&h, info->nar_hash.bytes, info->nar_hash.len);
+	enc_info(&b, info);
 	cix_wire_write_u64(&r->w, CIX_OP_ADD_TO_STORE_NAR);
-	cix_wire_write_str(&r->w, info->path);
-	cix_wire_write_str(&r->w, info->deriver);
-	cix_wire_write_str(&r->w, h.buf);
-	cix_wire_write_strings(&r->w, (const char *const *)info->refs, info->nr_refs);
-	cix_wire_write_u64(&r->w, (uint64_t)info->reg_time);
-	cix_wire_write_u64(&r->w, info->nar_size);
-	cix_wire_write_u64(&r->w, 0);   /* ultimate */
-	{
-		struct strvec sigs = STRVEC_INIT;
-		if (info->sigs)
-			strvec_split(&sigs, info->sigs, " ");
-		cix_wire_write_strings(&r->w, (const char *const *)sigs.v, sigs.nr);
-		strvec_clear(&sigs);
-	}
-	cix_wire_write_str(&r->w, info->ca);
+	cix_wire_write(&r->w, b.buf, b.len);
+	strbuf_release(&b);
 	cix_wire_write_u64(&r->w, 0);   /* repair */
 	cix_wire_write_u64(&r->w, 1);   /* dontCheckSigs (the daemon decides) */
-	strbuf_release(&h);
-	ret = in->fs_path ? cix_nar_dump(in->fs_path, frame_sink, r, err)
-			  : send_source(r, in->src, in->opaque, err);
+	if ((ret = data_sent(r, send_nar(r, in, err), err)) < 0)
+		return ret;
+	cix_wire_write_u64(&r->w, 0);
+	return cix_remote_call(r, err);
+}
+
+int cix_remote_add_multiple(struct cix_remote *r, struct cix_path_info *infos, size_t n,
+			    const struct cix_nar_provider *np, struct cix_err *err)
+{
+	struct strbuf b = STRBUF_INIT;
+	int ret = 0;
+	cix_wire_write_u64(&r->w, CIX_OP_ADD_MULTIPLE_TO_STORE);
+	cix_wire_write_u64(&r->w, 0);   /* repair */
+	cix_wire_write_u64(&r->w, 1);   /* dontCheckSigs (the daemon decides) */
+	enc_u64(&b, n);
+	for (size_t i = 0; ret >= 0 && i < n; i++) {
+		struct cix_nar_input in = { 0 };
+		enc_info(&b, &infos[i]);
+		ret = frame_sink(r, b.buf, b.len);
+		strbuf_reset(&b);
+		if (ret < 0 || (ret = np->open(np->opaque, i, &in, err)) < 0)
+			break;
+		ret = send_nar(r, &in, err);
+		np->close(np->opaque, i);
+		if (r->send_err < 0)
+			ret = r->send_err;
+	}
+	strbuf_release(&b);
 	if ((ret = data_sent(r, ret, err)) < 0)
 		return ret;
 	cix_wire_write_u64(&r->w, 0);
 	return cix_remote_call(r, err);
+}
+
+int cix_remote_valid_paths(struct cix_remote *r, const char *const *paths, size_t n,
+			   struct strvec *valid, struct cix_err *err)
+{
+	int ret;
+	cix_wire_write_u64(&r->w, CIX_OP_QUERY_VALID_PATHS);
+	cix_wire_write_strings(&r->w, paths, n);
+	if (r->minor >= 27)
+		cix_wire_write_u64(&r->w, 0);   /* substitute: no */
+	if ((ret = cix_remote_call(r, err)) == 0 &&
+	    (ret = cix_wire_read_strings(&r->w, valid, CIX_WIRE_MAX_LIST, CIX_WIRE_MAX_PATH, err)) < 0)
+		r->broken = 1;
+	return ret;
 }
 
 /* The raw NAR that follows LAST: read exactly one, and pass it on. */

@@ -53,6 +53,15 @@ int cix_remote_add_text(struct cix_remote *r, const char *name, const void *text
 /* AddToStoreNar: info's path, its NAR from in (which must match info). */
 int cix_remote_add_nar(struct cix_remote *r, const struct cix_path_info *info,
 		       const struct cix_nar_input *in, struct cix_err *err);
+/*
+ * AddMultipleToStore (1.32+): infos[0..n) with the NARs np gives, in one
+ * request, in that order (references first).
+ */
+int cix_remote_add_multiple(struct cix_remote *r, struct cix_path_info *infos, size_t n,
+			    const struct cix_nar_provider *np, struct cix_err *err);
+/* QueryValidPaths: which of paths[0..n) are valid there, appended to valid. */
+int cix_remote_valid_paths(struct cix_remote *r, const char *const *paths, size_t n,
+			   struct strvec *valid, struct cix_err *err);
 /* NarFromPath: the path's NAR into sink. */
 int cix_remote_nar(struct cix_remote *r, const char *path, cix_sink_fn sink, void *opaque,
 		   struct cix_err *err);

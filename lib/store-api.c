@@ -123,6 +123,46 @@ int cix_store_add_with_info(struct cix_store *s, struct cix_path_info *info,
 	return s->ops->add_with_info(s, info, in, err);
 }
 
+int cix_store_valid_paths(struct cix_store *s, const char *const *paths, size_t n,
+			  struct strvec *valid, struct cix_err *err)
+{
+	if (s->ops->valid_paths)
+		return s->ops->valid_paths(s, paths, n, valid, err);
+	for (size_t i = 0; i < n; i++) {
+		int r = cix_store_is_valid(s, paths[i], err);
+		if (r < 0)
+			return r;
+		if (r)
+			strvec_push(valid, paths[i]);
+	}
+	return 0;
+}
+
+int cix_store_add_each(struct cix_store *s, struct cix_path_info *infos, size_t n,
+		       const struct cix_nar_provider *np, struct cix_err *err)
+{
+	int r = 0;
+	for (size_t i = 0; !r && i < n; i++) {
+		struct cix_nar_input in = { 0 };
+		if ((r = np->open(np->opaque, i, &in, err)) < 0)
+			break;
+		struct cix_err e = { 0 };
+		if ((r = cix_store_add_with_info(s, &infos[i], &in, &e)) < 0)
+			r = cix_error(err, r, "cannot copy '%s': %s", infos[i].path, e.msg);
+		np->close(np->opaque, i);
+	}
+	return r;
+}
+
+int cix_store_add_many(struct cix_store *s, struct cix_path_info *infos, size_t n,
+		       const struct cix_nar_provider *np, struct cix_err *err)
+{
+	if (!n)
+		return 0;
+	return s->ops->add_many ? s->ops->add_many(s, infos, n, np, err)
+				: cix_store_add_each(s, infos, n, np, err);
+}
+
 int cix_store_files_here(const struct cix_store *s)
 {
 	return s->store_fd >= 0;

@@ -54,6 +54,11 @@ struct cix_store_ops {
 		      cix_path_fn imported, void *opaque, struct cix_err *err);
 	int (*add_with_info)(struct cix_store *s, struct cix_path_info *info,
 			     const struct cix_nar_input *in, struct cix_err *err);
+	/* May be NULL: is_valid, add_with_info for each. */
+	int (*valid_paths)(struct cix_store *s, const char *const *paths, size_t n,
+			   struct strvec *valid, struct cix_err *err);
+	int (*add_many)(struct cix_store *s, struct cix_path_info *infos, size_t n,
+			const struct cix_nar_provider *np, struct cix_err *err);
 
 	int (*build)(struct cix_store *s, const char *const *drvs, size_t n,
 		     const struct cix_build_opts *opts, struct cix_err *err);
@@ -120,6 +125,10 @@ struct cix_remote *cix_store_daemon_conn(struct cix_store *s);
  */
 int cix_daemon_import(struct cix_store *s, cix_source_fn src, void *src_opaque,
 		      cix_path_fn imported, void *opaque, struct cix_err *err);
+
+/* cix_store_add_many as add_with_info of each path in turn. */
+int cix_store_add_each(struct cix_store *s, struct cix_path_info *infos, size_t n,
+		       const struct cix_nar_provider *np, struct cix_err *err);
 
 /* The local store's implementations that share a name with a dispatcher. */
 int cix_local_add(struct cix_store *s, const char *src, const char *name,

@@ -47,26 +47,64 @@ static size_t *refs_first(const struct cix_db_graph *g)
 }
 
 /*
- * One path: its NAR from src's files when they are here, else from src's
- * daemon (NarFromPath, read as it comes), into dst with info.
+ * The NARs of the paths copied: from src's files when they are here, else
+ * from src's daemon (NarFromPath, read as it comes).
  */
-static int copy_path(struct cix_store *src, struct cix_store *dst, struct cix_path_info *info,
-		     struct cix_err *err)
-{
-	struct cix_nar_input in = { 0 };
+struct copy {
+	struct cix_store *src;
+	struct cix_path_info *infos;
 	struct cix_remote_nar rn;
+	int reading;
+};
+
+static int open_nar(void *opaque, size_t i, struct cix_nar_input *in, struct cix_err *err)
+{
+	struct copy *c = opaque;
+	const struct cix_path_info *info = &c->infos[i];
 	int r;
-	if (cix_store_files_here(src)) {
-		in.fs_path = info->path;
-		return cix_store_add_with_info(dst, info, &in, err);
+	if (cix_store_files_here(c->src)) {
+		in->fs_path = info->path;
+		return 0;
 	}
-	r = cix_remote_nar_begin(cix_store_daemon_conn(src), info->path, info->nar_size, &rn, err);
+	r = cix_remote_nar_begin(cix_store_daemon_conn(c->src), info->path, info->nar_size,
+				 &c->rn, err);
 	if (r < 0)
 		return r;
-	in.src = cix_remote_nar_read;
-	in.opaque = &rn;
-	r = cix_store_add_with_info(dst, info, &in, err);
-	cix_remote_nar_end(&rn);
+	c->reading = 1;
+	in->src = cix_remote_nar_read;
+	in->opaque = &c->rn;
+	return 0;
+}
+
+static void close_nar(void *opaque, size_t i)
+{
+	struct copy *c = opaque;
+	(void)i;
+	if (c->reading)
+		cix_remote_nar_end(&c->rn);
+	c->reading = 0;
+}
+
+/* The paths of g in order that dst lacks, with their infos from src. */
+static int missing_infos(struct cix_store *src, struct cix_store *dst, const struct cix_db_graph *g,
+			 const size_t *order, struct cix_path_info **infos, size_t *nr,
+			 struct cix_err *err)
+{
+	const char **ordered = xcalloc(g->nr + 1, sizeof(*ordered));
+	struct strvec valid = STRVEC_INIT;
+	int r;
+	for (size_t k = 0; k < g->nr; k++)
+		ordered[k] = g->paths[order[k]];
+	r = cix_store_valid_paths(dst, ordered, g->nr, &valid, err);
+	strvec_sort_unique(&valid);
+	*infos = xcalloc(g->nr + 1, sizeof(**infos));
+	*nr = 0;
+	for (size_t k = 0; !r && k < g->nr; k++)
+		if (strvec_find_sorted(&valid, ordered[k]) < 0 &&
+		    (r = cix_store_query(src, ordered[k], &(*infos)[*nr], err)) == 0)
+			(*nr)++;
+	strvec_clear(&valid);
+	free(ordered);
 	return r;
 }
 
@@ -75,28 +113,23 @@ int cix_store_copy_closure(struct cix_store *src, struct cix_store *dst,
 			   struct cix_err *err)
 {
 	struct cix_db_graph g;
-	size_t *order;
+	struct cix_path_info *infos = NULL;
+	struct copy c = { .src = src };
+	struct cix_nar_provider np = { open_nar, close_nar, &c };
+	size_t *order, nr = 0;
 	int r = cix_store_graph(src, paths, n, CIX_DB_EDGES_REQUISITES, &g, err);
 	if (r < 0)
 		return r;
 	order = refs_first(&g);
-	for (size_t k = 0; !r && k < g.nr; k++) {
-		const char *p = g.paths[order[k]];
-		struct cix_path_info info;
-		struct cix_err e = { 0 };
-		if ((r = cix_store_is_valid(dst, p, &e)) > 0) {
-			r = 0;
-			continue;
-		}
-		if (!r && (r = cix_store_query(src, p, &info, &e)) == 0) {
-			r = copy_path(src, dst, &info, &e);
-			cix_path_info_release(&info);
-		}
-		if (r < 0)
-			r = cix_error(err, r, "cannot copy '%s': %s", p, e.msg);
-		else if (copied)
-			r = copied(p, opaque);
-	}
+	r = missing_infos(src, dst, &g, order, &infos, &nr, err);
+	c.infos = infos;
+	if (!r)
+		r = cix_store_add_many(dst, infos, nr, &np, err);
+	for (size_t i = 0; !r && copied && i < nr; i++)
+		r = copied(infos[i].path, opaque);
+	for (size_t i = 0; i < nr; i++)
+		cix_path_info_release(&infos[i]);
+	free(infos);
 	free(order);
 	cix_db_graph_release(&g);
 	return r;

@@ -177,6 +177,21 @@ static int daemon_add_with_info(struct cix_store *s, struct cix_path_info *info,
 	return cix_remote_add_nar(conn_of(s), info, in, err);
 }
 
+static int daemon_valid_paths(struct cix_store *s, const char *const *paths, size_t n,
+			      struct strvec *valid, struct cix_err *err)
+{
+	return cix_remote_valid_paths(conn_of(s), paths, n, valid, err);
+}
+
+/* AddMultipleToStore came with protocol 1.32. */
+static int daemon_add_many(struct cix_store *s, struct cix_path_info *infos, size_t n,
+			   const struct cix_nar_provider *np, struct cix_err *err)
+{
+	if (conn_of(s)->minor < 32)
+		return cix_store_add_each(s, infos, n, np, err);
+	return cix_remote_add_multiple(conn_of(s), infos, n, np, err);
+}
+
 /* ---- Building: the daemon's, with its caches ---- */
 
 static int daemon_build(struct cix_store *s, const char *const *drvs, size_t n,
@@ -303,6 +318,8 @@ const struct cix_store_ops cix_store_daemon_ops = {
 	.add_text = daemon_add_text,
 	.import = cix_daemon_import,
 	.add_with_info = daemon_add_with_info,
+	.valid_paths = daemon_valid_paths,
+	.add_many = daemon_add_many,
 	.build = daemon_build,
 	.plan = daemon_plan,
 	.ensure_paths = daemon_ensure_paths,

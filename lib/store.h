@@ -21,6 +21,7 @@
  * dead processes by cix_store_open.
  */
 struct cix_store_ops;
+struct strvec;
 
 /*
  * A store, of whichever kind: its operations (lib/store-backend.h) are
@@ -206,6 +207,16 @@ struct cix_nar_input {
 };
 
 /*
+ * The NARs of paths being copied, one at a time: open fills in the input
+ * of the i-th, close ends it (after it was read, or not).
+ */
+struct cix_nar_provider {
+	int (*open)(void *opaque, size_t i, struct cix_nar_input *in, struct cix_err *err);
+	void (*close)(void *opaque, size_t i);
+	void *opaque;
+};
+
+/*
  * Add info->path with info's metadata (deriver, references, signatures,
  * content address) and the NAR that in gives, which must have info's hash
  * and size; its references must be valid already. On a daemon's store
@@ -214,6 +225,17 @@ struct cix_nar_input {
  */
 int cix_store_add_with_info(struct cix_store *s, struct cix_path_info *info,
 			    const struct cix_nar_input *in, struct cix_err *err);
+
+/* Which of paths[0..n) are valid, appended to valid (one request to a daemon). */
+int cix_store_valid_paths(struct cix_store *s, const char *const *paths, size_t n,
+			  struct strvec *valid, struct cix_err *err);
+/*
+ * cix_store_add_with_info of infos[0..n) (references first), the NARs
+ * from np: in one request to a daemon that takes them so
+ * (AddMultipleToStore), one by one otherwise.
+ */
+int cix_store_add_many(struct cix_store *s, struct cix_path_info *infos, size_t n,
+		       const struct cix_nar_provider *np, struct cix_err *err);
 
 /*
  * Copy the closure of paths[0..n) (valid in src) to dst, references

@@ -57,6 +57,17 @@ test_expect_success SSHD 'copy again: nothing sent; -v names what is copied' '
 	cix copy -v --to "$(ssh_uri a)" "$p" 2>e && grep "copied .$p" e
 '
 
+test_expect_success SSHD 'a closure goes in one request (AddMultipleToStore)' '
+	gen-closure -p ends3 "$CIX_STORE_DIR" 25 3 >c3.exp 2>/dev/null &&
+	cix store --import <c3.exp >/dev/null &&
+	printf "#!/bin/sh\nexec $CIX_BUILD_DIR/cix-daemon \"\$@\" --debug 2>>$T/remote.log\n" >logged.sh &&
+	chmod +x logged.sh &&
+	cix copy --to "$(ssh_uri a remote-program=$T/logged.sh)" "$(sed -n 1p ends3)" &&
+	grep -c ": AddMultipleToStore$" remote.log >n && test "$(cat n)" = 1 &&
+	! grep ": AddToStoreNar$" remote.log &&
+	grep -c ": QueryValidPaths$" remote.log >n && test "$(cat n)" = 1
+'
+
 test_expect_success SSHD 'copy --from: from machine a into this store, and through to b' '
 	ssh_on a sh -c "echo made on a >g && cix store --add g" >pa &&
 	pa=$(cat pa) && ! cix store --check-validity "$pa" 2>/dev/null &&
