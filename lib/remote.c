@@ -687,6 +687,19 @@ static int set_options(struct cix_remote *r, const struct cix_build_opts *o, str
 	return cix_remote_call(r, err);
 }
 
+/*
+ * The call of a build, which may be silent as long as the build may (its
+ * own max-silent-time is the daemon's to enforce): no time limit then.
+ */
+static int call_build(struct cix_remote *r, struct cix_err *err)
+{
+	int limit = r->w.timeout_ms, ret;
+	r->w.timeout_ms = 0;
+	ret = cix_remote_call(r, err);
+	r->w.timeout_ms = limit;
+	return ret;
+}
+
 /* The DerivedPaths DRV!* of every derivation. */
 static void write_targets(struct cix_remote *r, const char *const *drvs, size_t n)
 {
@@ -778,7 +791,7 @@ int cix_remote_build(struct cix_remote *r, const char *const *drvs, size_t n,
 	cix_wire_write_u64(&r->w, r->minor >= 34 ? CIX_OP_BUILD_PATHS_WITH_RESULTS : CIX_OP_BUILD_PATHS);
 	write_targets(r, drvs, n);
 	cix_wire_write_u64(&r->w, opts->check ? 2 : 0);
-	if ((ret = cix_remote_call(r, err)) < 0)
+	if ((ret = call_build(r, err)) < 0)
 		return ret;
 	if (r->minor < 34)
 		return cix_wire_read_u64(&r->w, &one, err);
@@ -821,7 +834,7 @@ int cix_remote_build_derivation(struct cix_remote *r, const char *drv_path,
 	cix_wire_write_str(&r->w, drv_path);
 	write_basic_drv(r, drv, inputs, nr_inputs);
 	cix_wire_write_u64(&r->w, opts->check ? 2 : 0);
-	if ((ret = cix_remote_call(r, err)) < 0)
+	if ((ret = call_build(r, err)) < 0)
 		return ret;
 	if ((ret = cix_wire_read_u64(&r->w, &status, err)) < 0 ||
 	    (ret = cix_wire_read_string(&r->w, &msg, CIX_WIRE_MAX_STRING, err)) < 0)

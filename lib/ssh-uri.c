@@ -97,6 +97,18 @@ static int parse_host(const char *uri, const char *s, size_t n, struct cix_ssh_u
 	return 0;
 }
 
+/* A number of seconds in 1..max. */
+static int seconds(const char *value, unsigned long max, unsigned *out)
+{
+	char *e;
+	errno = 0;
+	unsigned long t = strtoul(value, &e, 10);
+	if (*e || errno || t < 1 || t > max || value[0] < '0' || value[0] > '9')
+		return -1;
+	*out = (unsigned)t;
+	return 0;
+}
+
 static int set_param(const char *uri, const char *name, size_t nlen, const char *value,
 		     struct cix_ssh_uri *u, struct cix_err *err)
 {
@@ -129,12 +141,11 @@ static int set_param(const char *uri, const char *name, size_t nlen, const char 
 		free(u->host_key);
 		u->host_key = (char *)key;
 	} else if (IS("connect-timeout")) {
-		char *e;
-		errno = 0;
-		unsigned long t = strtoul(value, &e, 10);
-		if (*e || errno || t < 1 || t > 3600 || value[0] < '0' || value[0] > '9')
+		if (seconds(value, 3600, &u->connect_timeout) < 0)
 			return bad(err, uri, "connect-timeout is not a number of seconds in 1..3600");
-		u->connect_timeout = (unsigned)t;
+	} else if (IS("silence-timeout")) {
+		if (seconds(value, 86400, &u->silence_timeout) < 0)
+			return bad(err, uri, "silence-timeout is not a number of seconds in 1..86400");
 	} else if (IS("compress")) {
 		if (strcmp(value, "true") && strcmp(value, "false"))
 			return bad(err, uri, "compress is neither true nor false");
@@ -178,6 +189,7 @@ int cix_ssh_uri_parse(const char *uri, struct cix_ssh_uri *u, struct cix_err *er
 	int r;
 	memset(u, 0, sizeof(*u));
 	u->connect_timeout = CIX_SSH_DEFAULT_TIMEOUT;
+	u->silence_timeout = CIX_SSH_DEFAULT_SILENCE;
 	if (len > CIX_SSH_URI_MAX)
 		return cix_error(err, -CIX_EINVAL, "store URI too long (%zu bytes)", len);
 	if (strncmp(uri, SCHEME, strlen(SCHEME)))

@@ -16,6 +16,9 @@
  *                                   the only one accepted for HOST
  *   connect-timeout=SECONDS         for ssh to connect and the remote to
  *                                   answer the handshake (1..3600; 30)
+ *   silence-timeout=SECONDS         for the remote to answer a request
+ *                                   after that, a build's aside (1..86400;
+ *                                   600)
  *   compress=true|false             ssh -C
  * Anything else is refused, with a one-line message.
  */
@@ -27,12 +30,14 @@ struct cix_ssh_uri {
 	char *program;
 	char *host_key;        /* decoded */
 	unsigned connect_timeout;
+	unsigned silence_timeout;
 	int compress;
 };
 
 #define CIX_SSH_URI_MAX 4096
 #define CIX_SSH_DEFAULT_PROGRAM "cix-daemon"
 #define CIX_SSH_DEFAULT_TIMEOUT 30
+#define CIX_SSH_DEFAULT_SILENCE 600
 
 int cix_ssh_uri_parse(const char *uri, struct cix_ssh_uri *u, struct cix_err *err);
 void cix_ssh_uri_release(struct cix_ssh_uri *u);

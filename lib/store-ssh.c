@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "store-backend.h"
 #include "env.h"
+#include "remote.h"
 #include "ssh-uri.h"
 #include "strvec.h"
 #include "util.h"
@@ -241,6 +242,8 @@ static int open_ssh(const char *uri, const struct cix_ssh_uri *u, const char *ho
 		goto fail;
 	}
 	c->owned = 1;
+	/* A remote that stops answering is given up on (builds aside: remote.c). */
+	cix_store_daemon_conn(*out)->w.timeout_ms = (int)u->silence_timeout * 1000;
 	if ((r = same_store_dir(*out, uri, err)) < 0) {
 		cix_store_close(*out);
 		*out = NULL;

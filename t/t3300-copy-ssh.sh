@@ -127,6 +127,25 @@ test_expect_success SSHD 'a remote that never answers: the handshake times out' 
 	cat e && test_line_count = 1 e && grep "nothing for 2 seconds" e
 '
 
+test_expect_success SSHD 'a remote that answers the handshake, then nothing: silence-timeout' '
+	cat >mute.pl <<-\EOF &&
+	require "$ENV{CIX_SRC_DIR}/t/lib-wire.pl";
+	my ($in, $out) = (\*STDIN, \*STDOUT);
+	get_u64($in);                                   # the client'"'"'s magic
+	put($out, u64(0x6478696f) . u64(0x122));        # ours, protocol 1.34
+	get_u64($in) for 1 .. 3;                        # its version, affinity, reserve
+	put($out, str("mute 1") . u64(0x616c7473));     # our version; LAST
+	get_u64($in); get_str($in);                     # IsValidPath of the probe
+	put($out, u64(0x616c7473) . u64(0));            # LAST; not valid
+	sleep 60;                                       # and then nothing
+	EOF
+	printf "#!/bin/sh\nCIX_SRC_DIR=$CIX_SRC_DIR exec perl $T/mute.pl\n" >mute.sh &&
+	chmod +x mute.sh &&
+	test_must_fail cix copy --to "$(ssh_uri a remote-program=$T/mute.sh silence-timeout=2)" \
+		"$p" 2>e &&
+	cat e && test_line_count = 1 e && grep "nothing for 2 seconds" e
+'
+
 test_expect_success SSHD 'a remote with another store directory is refused' '
 	mkdir -p other-store &&
 	cat >other.sh <<-EOF &&

@@ -30,15 +30,16 @@ int main(void)
 
 	if (ok(parses("ssh-ng://builder", &u), "a host alone")) {
 		ok(!u.user && !strcmp(u.host, "builder") && !u.port && !u.ssh_key && !u.host_key &&
-		   !strcmp(u.program, "cix-daemon") && u.connect_timeout == 30 && !u.compress,
-		   "ssh's choices, cix-daemon, 30 s");
+		   !strcmp(u.program, "cix-daemon") && u.connect_timeout == 30 &&
+		   u.silence_timeout == 600 && !u.compress, "ssh's choices, cix-daemon, 30 s, 600 s");
 		cix_ssh_uri_release(&u);
 	}
 	if (ok(parses("ssh-ng://me@b-1.example.org:2222?ssh-key=/k%20ey&remote-program=/usr/bin/"
-		      "nix-daemon&connect-timeout=5&compress=true", &u), "every part")) {
+		      "nix-daemon&connect-timeout=5&silence-timeout=9&compress=true", &u), "every part")) {
 		ok(!strcmp(u.user, "me") && !strcmp(u.host, "b-1.example.org") && u.port == 2222 &&
 		   !strcmp(u.ssh_key, "/k ey") && !strcmp(u.program, "/usr/bin/nix-daemon") &&
-		   u.connect_timeout == 5 && u.compress, "each as given, %%-decoded");
+		   u.connect_timeout == 5 && u.silence_timeout == 9 && u.compress,
+		   "each as given, %%-decoded");
 		cix_ssh_uri_release(&u);
 	}
 	if (ok(parses("ssh-ng://[::1]:22", &u), "an IPv6 address")) {
@@ -64,5 +65,6 @@ int main(void)
 	ok(refused("ssh-ng://h?\n=2", "unknown parameter '\\x0a'"), "quoted in the message");
 	ok(refused("ssh-ng://h?ssh-key", "NAME=VALUE"), "a parameter without '='");
 	ok(refused("ssh-ng://h?connect-timeout=-1", "connect-timeout"), "a negative timeout");
+	ok(refused("ssh-ng://h?silence-timeout=86401", "silence-timeout"), "a day and a second");
 	return done_testing();
 }
