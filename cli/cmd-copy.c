@@ -34,14 +34,14 @@ struct progress {
 	const char *where;
 };
 
-static int copied(const char *path, void *opaque)
+static int sending(const char *path, void *opaque)
 {
 	struct progress *p = opaque;
 	p->n++;
 	if (p->verbose)
-		fprintf(stderr, "copied '%s'\n", path);
+		fprintf(stderr, "copying '%s'\n", path);
 	else if (isatty(2))
-		fprintf(stderr, "\rcopied %zu paths %s...", p->n, p->where);
+		fprintf(stderr, "\rcopying path %zu %s...", p->n, p->where);
 	return 0;
 }
 
@@ -72,7 +72,7 @@ static int copy(const char *to, const char *from, int verbose, char **args, int 
 			strvec_push(&paths, p.buf);
 	if (!r)
 		r = cix_store_copy_closure(to ? here : there, to ? there : here,
-					   (const char *const *)paths.v, paths.nr, copied, &pr, &err);
+					   (const char *const *)paths.v, paths.nr, sending, &pr, &err);
 	if (!verbose && pr.n && isatty(2))
 		fputc('\n', stderr);
 	if (there)

@@ -53,6 +53,8 @@ static size_t *refs_first(const struct cix_db_graph *g)
 struct copy {
 	struct cix_store *src;
 	struct cix_path_info *infos;
+	cix_path_fn sending;
+	void *opaque;
 	struct cix_remote_nar rn;
 	int reading;
 };
@@ -62,6 +64,8 @@ static int open_nar(void *opaque, size_t i, struct cix_nar_input *in, struct cix
 	struct copy *c = opaque;
 	const struct cix_path_info *info = &c->infos[i];
 	int r;
+	if (c->sending && (r = c->sending(info->path, c->opaque)) < 0)
+		return cix_error(err, r, "copying '%s' was stopped", info->path);
 	if (cix_store_files_here(c->src)) {
 		in->fs_path = info->path;
 		return 0;
@@ -109,12 +113,12 @@ static int missing_infos(struct cix_store *src, struct cix_store *dst, const str
 }
 
 int cix_store_copy_closure(struct cix_store *src, struct cix_store *dst,
-			   const char *const *paths, size_t n, cix_path_fn copied, void *opaque,
+			   const char *const *paths, size_t n, cix_path_fn sending, void *opaque,
 			   struct cix_err *err)
 {
 	struct cix_db_graph g;
 	struct cix_path_info *infos = NULL;
-	struct copy c = { .src = src };
+	struct copy c = { .src = src, .sending = sending, .opaque = opaque };
 	struct cix_nar_provider np = { open_nar, close_nar, &c };
 	size_t *order, nr = 0;
 	int r = cix_store_graph(src, paths, n, CIX_DB_EDGES_REQUISITES, &g, err);
@@ -125,8 +129,6 @@ int cix_store_copy_closure(struct cix_store *src, struct cix_store *dst,
 	c.infos = infos;
 	if (!r)
 		r = cix_store_add_many(dst, infos, nr, &np, err);
-	for (size_t i = 0; !r && copied && i < nr; i++)
-		r = copied(infos[i].path, opaque);
 	for (size_t i = 0; i < nr; i++)
 		cix_path_info_release(&infos[i]);
 	free(infos);

@@ -239,12 +239,12 @@ int cix_store_add_many(struct cix_store *s, struct cix_path_info *infos, size_t 
 
 /*
  * Copy the closure of paths[0..n) (valid in src) to dst, references
- * first, each path not valid in dst already (lib/store-copy.c); copied
- * (may be NULL) is called with each path copied, after it is valid in
- * dst. A failure names the path; the paths copied before it stay.
+ * first, each path not valid in dst already (lib/store-copy.c); sending
+ * (may be NULL) is called with each path as it is sent. The paths that
+ * arrived whole before a failure stay.
  */
 int cix_store_copy_closure(struct cix_store *src, struct cix_store *dst,
-			   const char *const *paths, size_t n, cix_path_fn copied, void *opaque,
+			   const char *const *paths, size_t n, cix_path_fn sending, void *opaque,
 			   struct cix_err *err);
 
 /*

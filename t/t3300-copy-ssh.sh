@@ -54,7 +54,7 @@ test_expect_success SSHD 'copy --to: the closure arrives, valid, the same NAR ha
 test_expect_success SSHD 'copy again: nothing sent; -v names what is copied' '
 	cix copy -v --to "$(ssh_uri a)" "$(sed -n 1p ends)" 2>e &&
 	test_line_count = 0 e &&
-	cix copy -v --to "$(ssh_uri a)" "$p" 2>e && grep "copied .$p" e
+	cix copy -v --to "$(ssh_uri a)" "$p" 2>e && grep "copying .$p" e
 '
 
 test_expect_success SSHD 'a closure goes in one request (AddMultipleToStore)' '
