@@ -88,6 +88,17 @@ int cix_offload_build(struct cix_store *s, const struct cix_machine *m, const ch
 		      const struct cix_drv *drv, const struct cix_build_opts *opts,
 		      pthread_mutex_t *lock, struct cix_err *err);
 
+/*
+ * build-fetch.c: outs (drv's outputs not valid here) from there, the
+ * store of the machine that built drv from inputs (its input roots):
+ * each checked (NAR hash and size; references scanned for, exactly those
+ * the machine says, among the inputs' closure and the outputs), then
+ * registered, references first. name is the machine, in messages.
+ */
+int cix_offload_fetch(struct cix_store *s, struct cix_store *there, const char *name,
+		      const struct cix_drv *drv, const struct strvec *inputs,
+		      const struct strvec *outs, struct cix_err *err);
+
 /* Parse __json into b->attrs, if the derivation has one. */
 int cix_build_attrs_load(struct building *b, struct cix_err *err);
 int cix_build_setup_make(struct building *b, const struct cix_db_graph *inputs,

@@ -182,9 +182,7 @@ static int build_there(struct cix_store *s, struct cix_store *there, const char 
 	}
 	if (!r)
 		r = missing_outputs(s, drv, &outs, err);
-	if (!r && outs.nr &&
-	    (r = cix_store_copy_closure(there, s, (const char *const *)outs.v, outs.nr, NULL,
-					NULL, &e)) < 0)
+	if (!r && outs.nr && (r = cix_offload_fetch(s, there, name, drv, &inputs, &outs, &e)) < 0)
 		r = cix_error(err, r, "cannot fetch the outputs of '%s' from '%s': %s", drv_path,
 			      name, e.msg);
 	strvec_clear(&inputs);
