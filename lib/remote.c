@@ -476,23 +476,6 @@ static int send_source(struct cix_remote *r, cix_source_fn src, void *opaque, st
 	return n < 0 ? cix_error(err, (int)n, "cannot read the NAR to send") : 0;
 }
 
-/* A u64 and a string as the wire has them, into b. */
-static void enc_u64(struct strbuf *b, uint64_t v)
-{
-	unsigned char n[8];
-	cix_put_u64le(n, v);
-	strbuf_add(b, n, 8);
-}
-
-static void enc_str(struct strbuf *b, const char *s)
-{
-	static const char zeros[8];
-	size_t len = s ? strlen(s) : 0;
-	enc_u64(b, len);
-	strbuf_add(b, s ? s : "", len);
-	strbuf_add(b, zeros, (8 - len % 8) % 8);
-}
-
 /*
  * A ValidPathInfo (Nix's format 16): path, deriver, NAR hash (base16),
  * references, registration time, NAR size, ultimate, signatures, content
@@ -505,19 +488,19 @@ static void enc_info(struct strbuf *b, const struct cix_path_info *info)
 	cix_base16_encode(&h, info->nar_hash.bytes, info->nar_hash.len);
 	if (info->sigs)
 		strvec_split(&sigs, info->sigs, " ");
-	enc_str(b, info->path);
-	enc_str(b, info->deriver);
-	enc_str(b, h.buf);
-	enc_u64(b, info->nr_refs);
+	cix_wire_encode_str(b, info->path);
+	cix_wire_encode_str(b, info->deriver);
+	cix_wire_encode_str(b, h.buf);
+	cix_wire_encode_u64(b, info->nr_refs);
 	for (size_t i = 0; i < info->nr_refs; i++)
-		enc_str(b, info->refs[i]);
-	enc_u64(b, (uint64_t)info->reg_time);
-	enc_u64(b, info->nar_size);
-	enc_u64(b, 0);   /* ultimate */
-	enc_u64(b, sigs.nr);
+		cix_wire_encode_str(b, info->refs[i]);
+	cix_wire_encode_u64(b, (uint64_t)info->reg_time);
+	cix_wire_encode_u64(b, info->nar_size);
+	cix_wire_encode_u64(b, 0);   /* ultimate */
+	cix_wire_encode_u64(b, sigs.nr);
 	for (size_t i = 0; i < sigs.nr; i++)
-		enc_str(b, sigs.v[i]);
-	enc_str(b, info->ca);
+		cix_wire_encode_str(b, sigs.v[i]);
+	cix_wire_encode_str(b, info->ca);
 	strvec_clear(&sigs);
 	strbuf_release(&h);
 }
@@ -554,7 +537,7 @@ int cix_remote_add_multiple(struct cix_remote *r, struct cix_path_info *infos, s
 	cix_wire_write_u64(&r->w, CIX_OP_ADD_MULTIPLE_TO_STORE);
 	cix_wire_write_u64(&r->w, 0);   /* repair */
 	cix_wire_write_u64(&r->w, 1);   /* dontCheckSigs (the daemon decides) */
-	enc_u64(&b, n);
+	cix_wire_encode_u64(&b, n);
 	for (size_t i = 0; ret >= 0 && i < n; i++) {
 		struct cix_nar_input in = { 0 };
 		enc_info(&b, &infos[i]);

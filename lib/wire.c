@@ -274,24 +274,39 @@ void cix_wire_write(struct cix_wire *w, const void *buf, size_t len)
 	strbuf_add(&w->wbuf, buf, len);
 }
 
+void cix_wire_encode_u64(struct strbuf *b, uint64_t v)
+{
+	unsigned char n[8];
+	cix_put_u64le(n, v);
+	strbuf_add(b, n, 8);
+}
+
+void cix_wire_encode_string(struct strbuf *b, const char *s, size_t len)
+{
+	static const unsigned char zero[8];
+	cix_wire_encode_u64(b, len);
+	strbuf_add(b, s, len);
+	strbuf_add(b, zero, (8 - len % 8) % 8);
+}
+
+void cix_wire_encode_str(struct strbuf *b, const char *s)
+{
+	cix_wire_encode_string(b, s ? s : "", s ? strlen(s) : 0);
+}
+
 void cix_wire_write_u64(struct cix_wire *w, uint64_t v)
 {
-	unsigned char b[8];
-	cix_put_u64le(b, v);
-	strbuf_add(&w->wbuf, b, 8);
+	cix_wire_encode_u64(&w->wbuf, v);
 }
 
 void cix_wire_write_string(struct cix_wire *w, const char *s, size_t len)
 {
-	static const unsigned char zero[8];
-	cix_wire_write_u64(w, len);
-	strbuf_add(&w->wbuf, s, len);
-	strbuf_add(&w->wbuf, zero, (8 - len % 8) % 8);
+	cix_wire_encode_string(&w->wbuf, s, len);
 }
 
 void cix_wire_write_str(struct cix_wire *w, const char *s)
 {
-	cix_wire_write_string(w, s ? s : "", s ? strlen(s) : 0);
+	cix_wire_encode_str(&w->wbuf, s);
 }
 
 void cix_wire_write_strings(struct cix_wire *w, const char *const *v, size_t n)

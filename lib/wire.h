@@ -99,6 +99,10 @@ void cix_wire_write(struct cix_wire *w, const void *buf, size_t len);
 void cix_wire_write_u64(struct cix_wire *w, uint64_t v);
 void cix_wire_write_string(struct cix_wire *w, const char *s, size_t len);
 void cix_wire_write_str(struct cix_wire *w, const char *s);   /* NUL-terminated; NULL: "" */
+/* The same encodings appended to b (a message built apart, sent as frames). */
+void cix_wire_encode_u64(struct strbuf *b, uint64_t v);
+void cix_wire_encode_string(struct strbuf *b, const char *s, size_t len);
+void cix_wire_encode_str(struct strbuf *b, const char *s);   /* NULL: "" */
 void cix_wire_write_strings(struct cix_wire *w, const char *const *v, size_t n);
 /*
  * Send what is buffered. A peer gone is an error (-EPIPE), never a
