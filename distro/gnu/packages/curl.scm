@@ -30,7 +30,9 @@
     (native-inputs (list perl pkg-config))
     (inputs (list gnutls zlib zstd libidn2))
     (arguments
-     (list #:configure-flags '("--with-gnutls" "--without-ssl" "--without-libpsl"
+     ;; GnuTLS is its TLS library: named alone (with --without-ssl too,
+     ;; curl's configure refuses the pair as contradictory).
+     (list #:configure-flags '("--with-gnutls" "--without-libpsl"
                                   "--without-ca-bundle" "--without-ca-path" "--disable-static")
            #:test-target "test-nonflaky"
            #:make-flags '("TFLAGS=-j2")))
