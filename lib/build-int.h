@@ -58,6 +58,26 @@ struct cix_build_setup {
 /* The paths a derivation's build reads: its sources, the wanted outputs of its inputs. */
 int cix_build_input_roots(struct cix_store *s, const struct cix_drv *drv, struct strvec *out,
 			  struct cix_err *err);
+/* The closure of such roots (lib/build.c). */
+int cix_build_roots_closure(struct cix_store *s, const struct strvec *roots,
+			    struct cix_db_graph *g, struct cix_err *err);
+
+/*
+ * What an output of drv may refer to: its inputs' closure, then its
+ * outputs (full, borrowed from inputs and drv), with a scanner of their
+ * hash parts to feed the output's NAR to; found gives, after the scan,
+ * the candidates found, sorted and unique (allocated) (lib/build.c).
+ */
+struct cix_refscan;
+struct cix_build_refs {
+	const char **full;
+	size_t n;
+	struct cix_refscan *scan;
+};
+int cix_build_refs_init(struct cix_build_refs *br, const struct cix_db_graph *inputs,
+			const struct cix_drv *drv, size_t store_len, struct cix_err *err);
+void cix_build_refs_found(const struct cix_build_refs *br, char ***refs, size_t *nr);
+void cix_build_refs_release(struct cix_build_refs *br);
 
 /*
  * build-remote.c: offloading. A slot of a machine of ms that fits (system,

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* ---- Scheduling: every derivation once, inputs first, jobs in parallel ---- */
 

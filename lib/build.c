@@ -399,44 +399,61 @@ static int check_fixed(const struct cix_drv_output *o, const struct cix_hash *na
 	return memcmp(got->bytes, want, got->len) != 0;
 }
 
+int cix_build_refs_init(struct cix_build_refs *br, const struct cix_db_graph *inputs,
+			const struct cix_drv *drv, size_t store_len, struct cix_err *err)
+{
+	size_t n = inputs->nr + drv->nr_outputs;
+	const char **parts = xcalloc(n + 1, sizeof(*parts));
+	br->n = n;
+	br->full = xcalloc(n + 1, sizeof(*br->full));
+	for (size_t i = 0; i < inputs->nr; i++)
+		br->full[i] = inputs->paths[i];
+	for (size_t i = 0; i < drv->nr_outputs; i++)
+		br->full[inputs->nr + i] = drv->outputs[i].path;
+	for (size_t i = 0; i < n; i++)
+		parts[i] = xstrndup(br->full[i] + store_len + 1, CIX_STORE_HASH_CHARS);
+	br->scan = cix_refscan_new(parts, n, err);
+	for (size_t i = 0; i < n; i++)
+		free((char *)parts[i]);
+	free(parts);
+	if (br->scan)
+		return 0;
+	cix_build_refs_release(br);
+	return err && err->code ? err->code : -CIX_EINVAL;
+}
+
+void cix_build_refs_found(const struct cix_build_refs *br, char ***refs, size_t *nr)
+{
+	*refs = xcalloc(br->n + 1, sizeof(char *));
+	*nr = 0;
+	for (size_t i = 0; i < br->n; i++)
+		if (cix_refscan_found(br->scan, i))
+			(*refs)[(*nr)++] = xstrdup(br->full[i]);
+	/* The database keeps them sorted and unique; so does the export format. */
+	*nr = cix_sort_unique(*refs, *nr);
+}
+
+void cix_build_refs_release(struct cix_build_refs *br)
+{
+	cix_refscan_free(br->scan);
+	free(br->full);
+	memset(br, 0, sizeof(*br));
+}
+
 /* Which of the candidates (inputs and outputs) does output path refer to? */
 static int scan_refs(const char *path, const struct cix_db_graph *inputs,
 		     const struct cix_drv *drv, size_t store_len, struct cix_path_info *info,
 		     struct cix_err *err)
 {
-	size_t n = inputs->nr + drv->nr_outputs;
-	const char **cands = xcalloc(n + 1, sizeof(*cands)), **full = xcalloc(n + 1, sizeof(*full));
-	struct cix_refscan *sc = NULL;
-	int r;
-
-	for (size_t i = 0; i < inputs->nr; i++)
-		full[i] = inputs->paths[i];
-	for (size_t i = 0; i < drv->nr_outputs; i++)
-		full[inputs->nr + i] = drv->outputs[i].path;
-	for (size_t i = 0; i < n; i++)
-		cands[i] = xstrndup(full[i] + store_len + 1, CIX_STORE_HASH_CHARS);
-	sc = cix_refscan_new(cands, n, err);
-	if (!sc) {
-		r = err && err->code ? err->code : -CIX_EINVAL;
-		goto out;
-	}
-	if ((r = cix_refscan_path(sc, path, err)) < 0)
-		goto out;
-	info->refs = xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		if (cix_refscan_found(sc, i))
-			info->refs[info->nr_refs++] = xstrdup(full[i]);
-	/* The database keeps them sorted and unique; so does the export format. */
-	info->nr_refs = cix_sort_unique(info->refs, info->nr_refs);
-out:
-	cix_refscan_free(sc);
-	for (size_t i = 0; i < n; i++)
-		free((char *)cands[i]);
-	free(cands);
-	free(full);
+	struct cix_build_refs br;
+	int r = cix_build_refs_init(&br, inputs, drv, store_len, err);
+	if (r < 0)
+		return r;
+	if ((r = cix_refscan_path(br.scan, path, err)) == 0)
+		cix_build_refs_found(&br, &info->refs, &info->nr_refs);
+	cix_build_refs_release(&br);
 	return r;
 }
-
 
 /* The closure of the derivation's inputs: sources and input outputs. */
 int cix_build_input_roots(struct cix_store *s, const struct cix_drv *drv, struct strvec *out,
@@ -458,15 +475,21 @@ int cix_build_input_roots(struct cix_store *s, const struct cix_drv *drv, struct
 	return r;
 }
 
+int cix_build_roots_closure(struct cix_store *s, const struct strvec *roots,
+			    struct cix_db_graph *g, struct cix_err *err)
+{
+	static const char *const none[1];
+	return cix_db_graph(s->db, roots->v ? (const char *const *)roots->v : none, roots->nr,
+			    CIX_DB_EDGES_REQUISITES, g, err);
+}
+
 static int input_closure(struct cix_store *s, const struct cix_drv *drv,
 			 struct cix_db_graph *g, struct cix_err *err)
 {
-	static const char *const none[1];
 	struct strvec roots = STRVEC_INIT;
 	int r = cix_build_input_roots(s, drv, &roots, err);
 	if (!r)
-		r = cix_db_graph(s->db, roots.v ? (const char *const *)roots.v : none, roots.nr,
-				 CIX_DB_EDGES_REQUISITES, g, err);
+		r = cix_build_roots_closure(s, &roots, g, err);
 	strvec_clear(&roots);
 	return r;
 }
