@@ -2,7 +2,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "hash.h"
 #include "daemon.h"
-#include "env.h"
 #include "gc.h"
 #include "substitute.h"
 #include "strbuf.h"
@@ -534,8 +533,7 @@ int main(int argc, char **argv)
 		cix_substituters_free(subs, n);
 	}
 	struct strbuf machines = STRBUF_INIT;
-	strbuf_addf(&machines, "@%s/machines", cix_env(CIX_ENV_CONF_DIR));
-	set.builders = conf.builders ? conf.builders : machines.buf;
+	set.builders = cix_machines_default_spec(&conf, &machines);
 	if (check_builders(set.builders) < 0) {
 		cix_conf_release(&conf);
 		strbuf_release(&machines);

@@ -306,17 +306,24 @@ char *cix_machine_store_uri(const struct cix_machine *m)
 	return strbuf_detach(&u, NULL);
 }
 
+const char *cix_machines_default_spec(const struct cix_conf *conf, struct strbuf *buf)
+{
+	if (conf->builders)
+		return conf->builders;
+	strbuf_reset(buf);
+	strbuf_addf(buf, "@%s/machines", cix_env(CIX_ENV_CONF_DIR));
+	return buf->buf;
+}
+
 int cix_machines_load(struct cix_machines *ms, const char *spec, struct cix_err *err)
 {
 	struct cix_conf conf = { 0 };
 	struct strbuf file = STRBUF_INIT;
 	int r = 0;
-	if (!spec && (r = cix_conf_load(cix_conf_file(), &conf, err)) == 0 && !conf.builders) {
-		strbuf_addf(&file, "@%s/machines", cix_env(CIX_ENV_CONF_DIR));
-		spec = file.buf;
-	}
+	if (!spec && (r = cix_conf_load(cix_conf_file(), &conf, err)) == 0)
+		spec = cix_machines_default_spec(&conf, &file);
 	if (!r)
-		r = cix_machines_from_spec(ms, spec ? spec : conf.builders, err);
+		r = cix_machines_from_spec(ms, spec, err);
 	cix_conf_release(&conf);
 	strbuf_release(&file);
 	return r;

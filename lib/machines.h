@@ -51,6 +51,10 @@ int cix_machines_parse(struct cix_machines *ms, const char *text, size_t len,
  * Nix's builders option.
  */
 int cix_machines_from_spec(struct cix_machines *ms, const char *spec, struct cix_err *err);
+/* conf's builders, else @$CIX_CONF_DIR/machines (written into buf). */
+struct cix_conf;
+struct strbuf;
+const char *cix_machines_default_spec(const struct cix_conf *conf, struct strbuf *buf);
 /* The machines of spec; NULL: cix.conf's builders, else @$CIX_CONF_DIR/machines. */
 int cix_machines_load(struct cix_machines *ms, const char *spec, struct cix_err *err);
 void cix_machines_release(struct cix_machines *ms);
