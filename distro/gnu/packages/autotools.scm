@@ -124,7 +124,14 @@ tracking and support for Libtool, Gettext and more.")
                "cp -p libtoolize .libtoolize-time
 sed -i '1s|^#! /usr/bin/env sh$|#! /bin/sh|' libtoolize
 touch -r .libtoolize-time libtoolize && rm .libtoolize-time
-head -n 1 libtoolize | grep -qx '#! /bin/sh'"))))
+head -n 1 libtoolize | grep -qx '#! /bin/sh'")
+             ;; Its link-order test greps for `\/new\/lib': GNU grep 3.8
+             ;; warns of the stray backslashes, and the test wants grep
+             ;; silent (it fails there, and where the suite is run again
+             ;; with a short command line).  The same patterns unescaped.
+             (add-before 'check 'link-order-grep
+               "sed -i '/EGREP.*new/s|\\\\*/|/|g' tests/testsuite
+! grep -q 'EGREP.*new\\\\/lib' tests/testsuite"))))
     (synopsis "Generic interface to building shared libraries")
     (description
      "GNU Libtool hides the differences between systems in building and
