@@ -55,11 +55,15 @@ bash ./Configure -des -Dprefix=\"$out\" -Dcc=gcc \\
              ;; generators, whose #! lines the build has patched;
              ;; lib/perlbug.t wants the lines of the configuration it
              ;; reports under 1,000 characters, and Configure's flags here
-             ;; name store paths; ext/Pod-Html/t/htmldir3.t expects a link
-             ;; of its first conversion to stay unresolved (upstream's GH
-             ;; 12271 case) and in the sandbox it resolves, while the same
-             ;; test passes on the host: not understood yet.  (Their names
-             ;; stay in MANIFEST, which porting/maintainers.t checks.)
+             ;; name store paths; ext/Pod-Html/t/htmldir3.t expects two of
+             ;; its conversions to differ from its expected page, but its
+             ;; t/lib/Testing.pm looks for diff at /bin/diff and
+             ;; /usr/bin/diff only, and without one compares with Test::More's
+             ;; is(), which ignores the expected failures (shown by running
+             ;; the test in a build with and without the store's diff
+             ;; named there; to be mended so when Perl is next rebuilt).
+             ;; (Their names stay in MANIFEST, which porting/maintainers.t
+             ;; checks.)
              (replace 'check
                "for t in t/porting/regen.t lib/perlbug.t ext/Pod-Html/t/htmldir3.t; do
   printf 'print qq{1..0 # SKIP fails in a build of the store\\\\n};\\n' >$t
