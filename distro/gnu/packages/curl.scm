@@ -31,9 +31,14 @@
     (inputs (list gnutls zlib zstd libidn2))
     (arguments
      ;; GnuTLS is its TLS library: named alone (with --without-ssl too,
-     ;; curl's configure refuses the pair as contradictory).
+     ;; curl's configure refuses the pair as contradictory).  Without
+     ;; dependency tracking: with it, configure's "distclean amending"
+     ;; makes tests/libtest/Makefile 95 MB (1.5 million lines, from a
+     ;; Makefile.in of 20,000), more than gnu-build patches; a build
+     ;; from scratch needs no dependency files.
      (list #:configure-flags '("--with-gnutls" "--without-libpsl"
-                                  "--without-ca-bundle" "--without-ca-path" "--disable-static")
+                                  "--without-ca-bundle" "--without-ca-path" "--disable-static"
+                                  "--disable-dependency-tracking")
            #:test-target "test-nonflaky"
            #:make-flags '("TFLAGS=-j2")))
     (synopsis "Transfers of data with URLs, and libcurl")

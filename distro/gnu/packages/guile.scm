@@ -12,6 +12,11 @@
   #:use-module (gnu packages readline)
   #:use-module (gnu packages pkg-config)
   #:use-module (gnu packages crypto)
+  #:use-module (gnu packages autotools)
+  #:use-module (gnu packages gettext)
+  #:use-module (gnu packages flex)
+  #:use-module (gnu packages gperf)
+  #:use-module (gnu packages texinfo)
   #:export (guile-3.0))
 
 (define guile-3.0
@@ -23,19 +28,37 @@
               (uri (string-append "mirror://gnu/guile/guile-" version ".tar.xz"))
               ;; Debian 13's guile-3.0_3.0.10+really3.0.10.orig.tar.xz: the
               ;; archive here no longer has Debian 12's 3.0.8 tarball
-              ;; (scripts/fill-mirror guile-3.0/trixie).
+              ;; (scripts/fill-mirror guile-3.0/trixie).  It is not
+              ;; upstream's release but its Git tree at v3.0.10: no
+              ;; configure script, no manual in Info, and none of the
+              ;; compiled bootstrap modules (prebuilt/) a release ships.
               (sha256
                (base32 "05kacscghvgxk942pzn027z250dj1jhg7skc0zn3hj7xsi3lxyjm"))))
     (build-system gnu-build-system)
-    (native-inputs (list pkg-config))
+    ;; What building from Git needs: the Autotools (and autopoint) for
+    ;; configure, gperf for gnulib, flex and Texinfo for the manual.
+    (native-inputs (list pkg-config autoconf automake libtool gnu-gettext gperf
+                         flex texinfo))
     (inputs (list libffi readline libxcrypt))
     ;; libguile's headers include gc.h and gmp.h, and guile-3.0.pc names
     ;; them: a program linking libguile needs them too.
     (propagated-inputs (list libgc gmp libunistring))
     (arguments
-     ;; The compiled modules (.go) are made from the bootstrap ones its
-     ;; tarball ships (prebuilt/), which is most of the build's time.
-     (list #:configure-flags '("--disable-static")))
+     ;; Without prebuilt modules, the build compiles Guile's compiler with
+     ;; its interpreter written in C first (stage0: an hour's work on a
+     ;; fast machine, as Guile's bootstrap.am says), then the rest with
+     ;; it.  Its tests run pipes and programs through /bin/sh.
+     (list #:configure-flags '("--disable-static")
+           #:bin-sh 'shell
+           #:phases
+           (modify-phases %standard-phases
+             ;; The version configure.ac reads from .tarball-version when
+             ;; the tree is not a Git checkout; then autogen.sh's
+             ;; autoreconf.
+             (add-before 'configure 'bootstrap
+               "echo 3.0.10 >.tarball-version
+autoreconf -fi
+test -x configure"))))
     (native-search-paths
      (list (search-path-specification
             (variable "GUILE_LOAD_PATH")
