@@ -34,7 +34,9 @@
     ;; would install pip from wheels in the tarball).  Its regression suite
     ;; runs two workers at a time, with no network resources (regrtest's
     ;; default); test_socket and test_ssl are left out, needing host names
-    ;; and a network the sandbox has not.
+    ;; and a network the sandbox has not.  subprocess runs a command
+    ;; given as a string by /bin/sh, as its tests do: the store's shell
+    ;; is there in the build.
     (native-inputs (list pkg-config))
     (inputs (list zlib bzip2 xz libffi openssl sqlite readline ncurses gdbm expat util-linux libxcrypt))
     (arguments
@@ -43,6 +45,7 @@
              "--enable-loadable-sqlite-extensions" "--with-dbmliborder=gdbm"
              "LDFLAGS=-Wl,-rpath=${out}/lib")
            #:test-target "test"
+           #:bin-sh 'shell
            #:make-flags '("TESTOPTS=-j2 --timeout=900 -x test_socket test_ssl")
            #:phases
            (modify-phases %standard-phases
