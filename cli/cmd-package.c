@@ -21,11 +21,13 @@ static void usage(FILE *f)
 		"Install and remove packages in a profile, switch its generations, and\n"
 		"query the packages of the distribution. The actions of one command are\n"
 		"one transaction: one new generation.\n\n"
-		"  -i, --install=PACKAGE  install PACKAGE (NAME, NAME-VERSION, NAME:OUTPUT)\n"
+		"  -i, --install=PACKAGE  install PACKAGE (NAME, NAME-VERSION, NAME:OUTPUT);\n"
+		"                         the words after it are more (-i gcc gdb)\n"
 		"  -e, --install-from-expression=EXPR\n"
 		"                         install the package EXPR evaluates to\n"
 		"  -u, --upgrade[=REGEXP] upgrade the installed packages matching REGEXP\n"
-		"  -r, --remove=PACKAGE   remove PACKAGE (NAME or NAME:OUTPUT)\n"
+		"  -r, --remove=PACKAGE   remove PACKAGE (NAME or NAME:OUTPUT); the words\n"
+		"                         after it are more\n"
 		"  -m, --manifest=FILE    make the profile hold exactly the entries of the\n"
 		"                         manifest FILE evaluates to\n"
 		"  -p, --profile=PROFILE  use PROFILE (default: the user's, ~/.cix-profile)\n"
@@ -154,10 +156,20 @@ int cmd_package(int argc, char **argv)
 	static struct subst_cli subst;
 	struct pkg_opts po = { .subst = &subst };
 	int actions = 0;
-	while ((c = getopt_long(argc, argv, ":A::s:i:e:u::r:m:p:S:l::I::nhV", longopts, NULL)) != -1) {
+	/* Words after -i or -r are more packages to install or remove, as
+	 * Guix takes them ("-i gcc gdb"): getopt returns them in order (1). */
+	struct strvec *more = NULL;
+	while ((c = getopt_long(argc, argv, "-:A::s:i:e:u::r:m:p:S:l::I::nhV", longopts, NULL)) != -1) {
+		if (c != 1 && c != 'i' && c != 'r')
+			more = NULL;
 		switch (c) {
-		case 'i': strvec_push(&po.installs, optarg); actions++; break;
-		case 'r': strvec_push(&po.removes, optarg); actions++; break;
+		case 1:
+			if (!more)
+				return done(&po, qs, usage_error("unexpected argument '%s'", optarg));
+			strvec_push(more, optarg);
+			break;
+		case 'i': strvec_push(more = &po.installs, optarg); actions++; break;
+		case 'r': strvec_push(more = &po.removes, optarg); actions++; break;
 		case 'e': strvec_push(&po.exprs, optarg); actions++; break;
 		case 'u':
 			po.upgrade = 1;

@@ -121,6 +121,21 @@ test_expect_success STATIC '-p: another profile, its own generations' '
 	test "$(cat other/p/bin/beta)" = "beta 1"
 '
 
+test_expect_success STATIC 'the words after -i or -r are more packages, in one generation' '
+	cix package -p "$TRASH_DIRECTORY/many/p" -i alpha-1 beta 2>err &&
+	test "$(readlink many/p)" = p-1-link &&
+	test "$(cat many/p/bin/alpha)" = "alpha 1" &&
+	test "$(cat many/p/bin/beta)" = "beta 1" &&
+	cix package -p "$TRASH_DIRECTORY/many/p" -r alpha beta 2>err &&
+	test "$(readlink many/p)" = p-2-link &&
+	test ! -e many/p/bin/alpha && test ! -e many/p/bin/beta &&
+	test_expect_code 2 cix package -p "$TRASH_DIRECTORY/many/p" beta -i alpha 2>err &&
+	grep -q "unexpected argument .beta." err &&
+	test_expect_code 2 cix package -p "$TRASH_DIRECTORY/many/p" -i alpha -n beta 2>err &&
+	grep -q "unexpected argument .beta." err &&
+	test "$(readlink many/p)" = p-2-link
+'
+
 test_expect_success STATIC '-u upgrades what matches to the newest version' '
 	cix package -p "$TRASH_DIRECTORY/up/p" -i alpha-1 -i beta 2>/dev/null &&
 	cix package -p "$TRASH_DIRECTORY/up/p" -u beta 2>err &&
