@@ -5,6 +5,7 @@
   #:use-module (guix download)
   #:use-module (guix build-system gnu)
   #:use-module (guix licenses)
+  #:use-module (gnu packages perl)
   #:export (attr acl))
 
 (define attr
@@ -20,8 +21,10 @@
     (build-system gnu-build-system)
     ;; Its tests set attributes in the build directory: the file system there
     ;; must take user.* attributes, which the sandbox's does (its tmpfs).
+    ;; The suite's driver, test/run, is a Perl script; the tests that need
+    ;; root skip themselves.
+    (native-inputs (list perl))
     (arguments
-     ;; The suite runs its own test driver (a Perl-free shell script).
      (list #:parallel-tests? #f))
     (synopsis "Extended attributes of files")
     (description
@@ -43,6 +46,8 @@ by the file system beside the data).")
                (base32 "1cb63kzxqd47zfbndvsbwixxn3h7bs7b0f604dn304bzw51408y0"))))
     (build-system gnu-build-system)
     (propagated-inputs (list attr))
+    ;; The same Perl driver of its tests as attr's.
+    (native-inputs (list perl))
     (arguments
      (list #:parallel-tests? #f))
     (synopsis "Access control lists of files")

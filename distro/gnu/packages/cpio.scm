@@ -22,7 +22,11 @@
     (build-system gnu-build-system)
     (arguments
      ;; The manual's Makefile.am is there, its texinfo file is not.
-     (list #:phases
+     ;; src/global.c's `char *program_name;' is a tentative definition
+     ;; beside gnulib's in progname.c: one symbol only as a common one,
+     ;; which GCC 10 and later no longer make by default.
+     (list #:configure-flags '("CFLAGS=-g -O2 -fcommon")
+           #:phases
            (modify-phases %standard-phases
              (add-after 'unpack 'no-info
                "test ! -e doc/cpio.texi

@@ -19,6 +19,10 @@
               (sha256
                (base32 "1396h4f9z9awzkkyb6iwspy2rmxb8nr47pj8fzrmxgkb4ij1mqdp"))))
     (build-system gnu-build-system)
+    ;; gpg-error-config too (since 1.46 only gpgrt-config by default):
+    ;; the configure scripts of libassuan and others of its age look for it.
+    (arguments
+     (list #:configure-flags '("--enable-install-gpg-error-config")))
     (synopsis "Error codes and messages shared by GnuPG's libraries")
     (description
      "Libgpg-error defines the error values of GnuPG, Libgcrypt, GPGME and

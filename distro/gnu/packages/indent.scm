@@ -5,6 +5,7 @@
   #:use-module (guix download)
   #:use-module (guix build-system gnu)
   #:use-module (guix licenses)
+  #:use-module (gnu packages texinfo)
   #:export (indent))
 
 (define indent
@@ -18,6 +19,8 @@
               (sha256
                (base32 "1yyyw68rww04sf57sg5sxiw1xzdalz6w2vgrsy1s91lgqvgsaidp"))))
     (build-system gnu-build-system)
+    ;; Its manual in HTML is made in the build (makeinfo --html).
+    (native-inputs (list texinfo))
     (synopsis "Formatter of C source code")
     (description
      "GNU Indent changes the appearance of C programs by inserting or

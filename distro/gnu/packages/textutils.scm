@@ -15,10 +15,18 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "https://github.com/kkos/oniguruma/releases/download/v" version "/onig-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version, not repacked by Debian.
+              ;; Debian's libonig_6.9.8.orig.tar.gz is the release's Git
+              ;; tree, not upstream's tarball: no configure script, made
+              ;; here first (autogen.sh's autoreconf).
               (sha256
                (base32 "1cjz8fjsxa2v3ylg9vz3qn6i6w9ryxvr7dlyka33qwxnp8h2fdr6"))))
     (build-system gnu-build-system)
+    (native-inputs (list autoconf automake libtool))
+    (arguments
+     (list #:configure-flags '("--disable-static")
+           #:phases
+           (modify-phases %standard-phases
+             (add-before 'configure 'bootstrap "autoreconf -fi && test -x configure"))))
     (synopsis "Regular expressions of many syntaxes and encodings")
     (description
      "Oniguruma is a regular-expression library that knows the syntaxes of

@@ -25,7 +25,17 @@
     (native-inputs (list pkg-config))
     (inputs (list zlib xz))
     (arguments
-     (list #:configure-flags '("--without-python" "--disable-static")))
+     ;; Without test/ and result/, runtest (the suite over those files) has
+     ;; nothing to read: its thread tests fail on the missing files and
+     ;; the rest pass vacuously.  The programs that need no data run:
+     ;; testapi (280,912 calls of 1,164 functions), testchar, testdict,
+     ;; testrecurse.
+     (list #:configure-flags '("--without-python" "--disable-static")
+           #:phases
+           (modify-phases %standard-phases
+             (replace 'check
+               "make -j${NIX_BUILD_CORES:-1} testapi testchar testdict testrecurse
+./testapi && ./testchar && ./testdict && ./testrecurse"))))
     (synopsis "C library of XML")
     (description
      "Libxml2 is the XML parser and toolkit of the GNOME project: SAX and
