@@ -8,6 +8,7 @@
   #:use-module ((guix licenses)
                 #:select (gpl3+ gpl2+ gpl2 lgpl2.1+ bsd-2 bsd-3 public-domain
                           (bzip2 . license:bzip2) (zlib . license:zlib)))
+  #:use-module (gnu packages which)
   #:export (gzip xz bzip2 zlib zstd lz4 lzip lzo sharutils))
 
 (define gzip
@@ -237,6 +238,9 @@ needs no memory: for file systems, backup tools and network streams.")
               (sha256
                (base32 "16isapn8f39lnffc3dp4dan05b7x6mnc76v6q5nn8ysxvvvwy19b"))))
     (build-system gnu-build-system)
+    ;; configure finds the shell shar's archives name with which (else
+    ;; it asks /bin/sh, which a build has not).
+    (native-inputs (list which))
     (synopsis "Shell archives and uuencoded files")
     (description
      "GNU sharutils makes and unpacks shell archives (shar), which rebuild

@@ -19,15 +19,19 @@
               (sha256
                (base32 "13kqghsjqsqwnjq360x2548k1jz68a3xzy5richxf9hpzc2wlh6m"))))
     (build-system gnu-build-system)
-    ;; It has no test suite; the built mformat and mdir must make and read
-    ;; an image.
+    ;; It has no test suite; the built programs must make an image, copy a
+    ;; file into it, list it and read the file back.
     (arguments
      (list #:configure-flags '("--without-x")
            #:phases
            (modify-phases %standard-phases
              (replace 'check
                "./mformat -C -f 1440 -i img.fat ::
-./mdir -i img.fat :: | grep -q 'is empty'"))))
+./mdir -i img.fat :: | grep -q 'No files'
+echo hello >hi.txt
+./mcopy -i img.fat hi.txt ::HI.TXT
+./mdir -i img.fat :: | grep -q 'HI *TXT'
+test \"$(./mtype -i img.fat ::HI.TXT)\" = hello"))))
     (synopsis "Access to MS-DOS file systems without mounting them")
     (description
      "GNU Mtools reads and writes FAT file systems (floppy images, USB

@@ -5,6 +5,8 @@
   #:use-module (guix download)
   #:use-module (guix build-system gnu)
   #:use-module (guix licenses)
+  #:use-module (gnu packages autotools)
+  #:use-module (gnu packages perl)
   #:export (patchutils diffstat))
 
 (define patchutils
@@ -14,10 +16,19 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "http://cyberelk.net/tim/data/patchutils/stable/patchutils-" version ".tar.gz"))
-              ;; Debian's orig tarball of this version, not repacked by Debian.
+              ;; Debian's patchutils_0.4.2.orig.tar.gz is the release's Git
+              ;; tree, not upstream's tarball: no configure script, made
+              ;; here first (its bootstrap script's autoreconf).
               (sha256
                (base32 "1mja622dhfp00i9nsd2j05slkzdzrjx7l5niyiiwwn35jh8mzy9g"))))
     (build-system gnu-build-system)
+    (native-inputs (list autoconf automake))
+    ;; recountdiff, splitdiff and unwrapdiff are Perl scripts.
+    (inputs (list perl))
+    (arguments
+     (list #:phases
+           (modify-phases %standard-phases
+             (add-before 'configure 'bootstrap "autoreconf -fi && test -x configure"))))
     (synopsis "Tools to work on patch files")
     (description
      "Patchutils handles patches as files: filterdiff and grepdiff select
