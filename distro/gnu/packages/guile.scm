@@ -50,8 +50,19 @@
      ;; it.  Its tests run pipes and programs through /bin/sh.
      (list #:configure-flags '("--disable-static")
            #:bin-sh 'shell
+           ;; Its compiled modules (.go) are ELF files of Guile's own, which
+           ;; strip does not take: the program and libraries are stripped
+           ;; after the installation instead, the modules not.
+           #:strip-binaries? #f
            #:phases
            (modify-phases %standard-phases
+             (add-after 'install 'strip-programs-and-libraries
+               "find \"$out/bin\" \"$out/lib\" -type f ! -name '*.go' | while read -r f; do
+  if [ \"$(head -c 4 \"$f\" | tr -d '\\177')\" = ELF ]; then
+    echo \"stripping $f\"
+    strip --strip-unneeded --enable-deterministic-archives \"$f\"
+  fi
+done")
              ;; The version configure.ac reads from .tarball-version when
              ;; the tree is not a Git checkout; then autogen.sh's
              ;; autoreconf.
