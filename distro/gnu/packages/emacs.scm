@@ -11,6 +11,7 @@
   #:use-module (gnu packages compression)
   #:use-module (gnu packages pkg-config)
   #:use-module (gnu packages texinfo)
+  #:use-module (gnu packages autotools)
   #:export (emacs))
 
 (define emacs
@@ -20,23 +21,42 @@
     (source (origin
               (method url-fetch)
               (uri (string-append "mirror://gnu/emacs/emacs-" version ".tar.xz"))
-              ;; Debian's emacs_28.2+1.orig.tar.xz: upstream's release less the
-              ;; manuals under the GFDL with invariant sections, so not upstream's file
-              ;; byte for byte.
+              ;; Debian's emacs_28.2+1.orig.tar.xz: the release's Git tree
+              ;; (no configure script, no compiled Lisp) less the manuals
+              ;; under the GFDL with invariant sections, so not upstream's
+              ;; file byte for byte.
               (sha256
                (base32 "0rh6v5sxvxsgiabsim3k5pj99c6blbb7922f2sxad4rxpvm1r8jl"))))
     (build-system gnu-build-system)
     ;; For text terminals: no X, no sound, no image libraries.  Its test
     ;; suite (test/, make check) runs whole; its tests that need the network
-    ;; or an external program skip themselves.
-    (native-inputs (list pkg-config texinfo))
+    ;; or an external program skip themselves; those that run shell
+    ;; commands find the store's shell at /bin/sh.  From the Git tree:
+    ;; configure made by autogen.sh, all of lisp/ compiled by the build,
+    ;; and no Info manuals (their sources are not in Debian's tarball): the
+    ;; top Makefile's `info' left out of `all' and of the installation.
+    ;; Its install rules run /bin/pwd, which a build has not: pwd.
+    (native-inputs (list pkg-config texinfo autoconf automake))
     (inputs (list ncurses gnutls libxml2 zlib))
     (arguments
      (list #:configure-flags
            '("--without-x" "--without-sound" "--with-gnutls" "--with-xml2" "--with-modules"
              "--without-libsystemd" "--without-selinux" "--without-json" "--without-gpm"
              "--without-native-compilation" "--without-compress-install")
-           #:parallel-tests? #t))
+           #:bin-sh 'shell
+           #:parallel-tests? #t
+           #:phases
+           (modify-phases %standard-phases
+             (add-before 'configure 'autogen
+               "./autogen.sh autoconf
+test -x configure
+sed -i -e 's/^all: ${SUBDIR} info$/all: ${SUBDIR}/' \\
+  -e 's/^install-arch-indep: lisp install-info install-man/install-arch-indep: lisp install-man/' \\
+  Makefile.in
+grep -qx 'all: ${SUBDIR}' Makefile.in
+grep -q '^install-arch-indep: lisp install-man' Makefile.in
+find . -name Makefile.in -exec sed -i 's|/bin/pwd|pwd|g' {} +
+! grep -rq /bin/pwd --include=Makefile.in ."))))
     (native-search-paths
      (list (search-path-specification
             (variable "EMACSLOADPATH")
