@@ -21,11 +21,26 @@
               (sha256
                (base32 "1mdc8lnq8qxq1ahxp8610n799pd7a9kqg3liy7xq2pjvvp71x3cv"))))
     (build-system gnu-build-system)
-    ;; Its tests (make check, Test/*.ztst) run whole: the sandbox has
-    ;; pseudo-terminals for the line editor's (zpty).
+    ;; Its tests (make check, Test/*.ztst) run, the line editor's too (the
+    ;; sandbox has pseudo-terminals for zpty), with the store's shell at
+    ;; /bin/sh (they run it by that name) and `grep -E' for the obsolete
+    ;; egrep GNU grep 3.8 warns about.  Left out: C02cond.ztst, whose
+    ;; preparation sets setuid and setgid bits, which the sandbox refuses
+    ;; (as Nix's does).  The check runs without the inputs' variables
+    ;; named after them ($bash...), which the completion tests would
+    ;; list among the parameters they expect.
     (inputs (list ncurses gdbm gmp))
     (arguments
-     (list #:configure-flags '("--with-tcsetpgrp" "--enable-pcre=no" "--enable-maildir-support")))
+     (list #:configure-flags '("--with-tcsetpgrp" "--enable-pcre=no" "--enable-maildir-support")
+           #:bin-sh 'shell
+           #:phases
+           (modify-phases %standard-phases
+             (replace 'check
+               "rm Test/C02cond.ztst
+sed -i 's/| egrep /| grep -E /' Test/E01options.ztst
+! grep -q egrep Test/E01options.ztst
+unset bash gdbm gmp ncurses
+make check"))))
     (synopsis "The Z shell")
     (description
      "Zsh is a Bourne-style command shell for interactive use and scripting,
