@@ -35,8 +35,9 @@
     ;; runs two workers at a time, with no network resources (regrtest's
     ;; default); test_socket and test_ssl are left out, needing host names
     ;; and a network the sandbox has not, and test_spwd, which wants
-    ;; /etc/shadow unreadable and finds none.  setup.py builds _ctypes
-    ;; with libffi only when it finds the library in a directory of
+    ;; /etc/shadow unreadable and finds none.  setup.py links _ctypes with
+    ;; libffi only when it finds ffi.h in a directory of CPPFLAGS (pkgconf
+    ;; leaves out the directories of CPATH) and the library in one of
     ;; LDFLAGS.  subprocess runs a command
     ;; given as a string by /bin/sh, as its tests do: the store's shell
     ;; is there in the build.
@@ -46,6 +47,7 @@
      (list #:configure-flags
            '("--enable-shared" "--with-system-expat" "--without-ensurepip"
              "--enable-loadable-sqlite-extensions" "--with-dbmliborder=gdbm"
+             "CPPFLAGS=-I${libffi}/include"
              "LDFLAGS=-Wl,-rpath=${out}/lib -L${libffi}/lib")
            #:test-target "test"
            #:bin-sh 'shell
