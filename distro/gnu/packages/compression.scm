@@ -239,8 +239,19 @@ needs no memory: for file systems, backup tools and network streams.")
                (base32 "16isapn8f39lnffc3dp4dan05b7x6mnc76v6q5nn8ysxvvvwy19b"))))
     (build-system gnu-build-system)
     ;; configure finds the shell shar's archives name with which (else
-    ;; it asks /bin/sh, which a build has not).
+    ;; it asks /bin/sh, which a build has not).  Its gnulib predates
+    ;; glibc 2.28's stdio: fseeko and the others told the names glibc
+    ;; has now, as for other GNU packages of its age; its headers define
+    ;; variables more than once (-fcommon, as before GCC 10).
     (native-inputs (list which))
+    (arguments
+     (list #:configure-flags '("CFLAGS=-g -O2 -fcommon")
+           #:phases
+           (modify-phases %standard-phases
+             (add-after 'unpack 'gnulib-stdio
+               "sed -i 's/IO_ftrylockfile/IO_EOF_SEEN/' lib/*.c
+echo '#define _IO_IN_BACKUP 0x100' >>lib/stdio-impl.h
+! grep -q IO_ftrylockfile lib/*.c"))))
     (synopsis "Shell archives and uuencoded files")
     (description
      "GNU sharutils makes and unpacks shell archives (shar), which rebuild

@@ -18,7 +18,9 @@
               (sha256
                (base32 "1fq30imk8zd26x8066di3kpc5zyfc5z6frr3zll685zcx4dxxrlj"))))
     (build-system gnu-build-system)
-    ;; Without libevent_openssl (tmux, its user here, needs none).  Its
+    ;; Without libevent_openssl (tmux, its user here, needs none), and
+    ;; without event_rpcgen.py, a generator of RPC code in Python (which
+    ;; is not among its inputs).  Its
     ;; suite runs the regression tests once for each back end; two are
     ;; left out of each run (REGRESS_ARGS, as its test.sh takes them):
     ;; dns/initialize_nameservers reads /etc/resolv.conf, which a build
@@ -26,7 +28,11 @@
     ;; 50 ms, which a loaded machine misses.
     (arguments
      (list #:configure-flags '("--disable-openssl" "--disable-static")
-           #:make-flags '("REGRESS_ARGS=:dns/initialize_nameservers :main/del_wait")))
+           #:make-flags '("REGRESS_ARGS=:dns/initialize_nameservers :main/del_wait")
+           #:phases
+           (modify-phases %standard-phases
+             (add-after 'install 'without-python-script
+               "rm \"$out/bin/event_rpcgen.py\" && rmdir \"$out/bin\""))))
     (synopsis "Event notification library")
     (description
      "libevent calls a function when an event happens on a file descriptor,

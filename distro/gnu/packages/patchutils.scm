@@ -23,12 +23,16 @@
                (base32 "1mja622dhfp00i9nsd2j05slkzdzrjx7l5niyiiwwn35jh8mzy9g"))))
     (build-system gnu-build-system)
     (native-inputs (list autoconf automake))
-    ;; recountdiff, splitdiff and unwrapdiff are Perl scripts.
+    ;; recountdiff, splitdiff and unwrapdiff are Perl scripts.  Not
+    ;; installed: patchview's Git helpers, gitdiff (Python, which would be
+    ;; most of the closure) and gitdiffview, which runs it.
     (inputs (list perl))
     (arguments
      (list #:phases
            (modify-phases %standard-phases
-             (add-before 'configure 'bootstrap "autoreconf -fi && test -x configure"))))
+             (add-before 'configure 'bootstrap "autoreconf -fi && test -x configure")
+             (add-after 'install 'without-python-scripts
+               "rm \"$out/bin/gitdiff\" \"$out/bin/gitdiffview\""))))
     (synopsis "Tools to work on patch files")
     (description
      "Patchutils handles patches as files: filterdiff and grepdiff select
