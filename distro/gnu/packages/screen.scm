@@ -24,7 +24,7 @@
     (build-system gnu-build-system)
     ;; No setuid screen (multiuser sessions), sockets in the user's own
     ;; directory.  It has no test suite; the built screen must say its version.
-    (native-inputs (list autoconf))
+    (native-inputs (list autoconf automake))
     (inputs (list ncurses))
     (arguments
      (list #:configure-flags '("--disable-pam" "--enable-socket-dir=no")
