@@ -46,13 +46,19 @@ without the quoting pitfalls of system() and popen().")
     (build-system gnu-build-system)
     ;; No setuid man user: the caches are each user's.  The programs it runs
     ;; (groff's, the pager, the decompressors) are found in PATH at run time.
+    ;; configure takes a variable named as a program (gzip, bzip2, xz,
+    ;; grep) for that program when it is set, and a build's environment
+    ;; has one for each input, its store directory: the programs' files
+    ;; are named instead.
     (native-inputs (list pkg-config))
     (inputs (list libpipeline gdbm groff less gzip))
     (arguments
      (list #:configure-flags
            '("--disable-setuid" "--disable-cache-owner" "--with-systemdtmpfilesdir=${out}/lib/tmpfiles.d"
              "--with-systemdsystemunitdir=${out}/lib/systemd/system"
-             "--enable-mandirs=GNU")))
+             "--enable-mandirs=GNU"
+             "gzip=${gzip}/bin/gzip" "bzip2=${bzip2}/bin/bzip2" "xz=${xz}/bin/xz"
+             "grep=${grep}/bin/grep")))
     (native-search-paths
      (list (search-path-specification
             (variable "MANPATH")
