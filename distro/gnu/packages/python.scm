@@ -31,34 +31,36 @@
                (base32 "0jgqvgpkll99n20ykbi9ym3z4wyw39nzcca5mzfzrg2vv95wf494"))))
     (build-system gnu-build-system)
     ;; A shared libpython, the system's expat and libffi, no ensurepip (it
-    ;; would install pip from wheels in the tarball).  Its regression suite
-    ;; runs two workers at a time, with no network resources (regrtest's
-    ;; default); test_socket and test_ssl are left out, needing host names
-    ;; and a network the sandbox has not, and test_spwd, which wants
-    ;; /etc/shadow unreadable and finds none; and six test cases (-i):
-    ;; two of email's localtime, which need the time zone database (none
-    ;; in the distribution yet), asyncio's connection by service name
-    ;; (no /etc/services), and three that change a file's or process's
-    ;; owner to a user the build's user namespace does not map (os'
-    ;; chown without permission, subprocess's user and group).  setup.py links _ctypes with
-    ;; libffi only when it finds ffi.h in a directory of CPPFLAGS (pkgconf
-    ;; leaves out the directories of CPATH) and the library in one of
-    ;; LDFLAGS.  subprocess runs a command
-    ;; given as a string by /bin/sh, as its tests do: the store's shell
-    ;; is there in the build.
+    ;; would install pip from wheels in the tarball).  setup.py builds
+    ;; _ctypes, readline, _curses and _dbm only when it finds their headers
+    ;; in a directory of CPPFLAGS (not of CPATH, which pkgconf leaves out
+    ;; too) and their libraries in one of LDFLAGS: libffi's, readline's,
+    ;; ncurses' and gdbm's are named there.  subprocess runs a command given
+    ;; as a string by /bin/sh, as its tests do: the store's shell is there
+    ;; in the build.  Its regression suite runs two workers at a time, with
+    ;; no network resources (regrtest's default).  Left out: test_socket
+    ;; and test_ssl, which need host names and a network; test_spwd, which
+    ;; wants /etc/shadow unreadable and finds none; and seven test cases
+    ;; (-i): ctypes' find_library through ld alone (ld has no default
+    ;; library directories here), two of email's localtime, which need the
+    ;; time zone database (none in the distribution yet), asyncio's
+    ;; connection by service name (no /etc/services), and three that give
+    ;; a file or process to a user the build's user namespace does not map
+    ;; (os' chown without permission, subprocess's user and group).
     (native-inputs (list pkg-config))
     (inputs (list zlib bzip2 xz libffi openssl sqlite readline ncurses gdbm expat util-linux libxcrypt))
     (arguments
      (list #:configure-flags
            '("--enable-shared" "--with-system-expat" "--without-ensurepip"
              "--enable-loadable-sqlite-extensions" "--with-dbmliborder=gdbm"
-             "CPPFLAGS=-I${libffi}/include"
-             "LDFLAGS=-Wl,-rpath=${out}/lib -L${libffi}/lib")
+             "CPPFLAGS=-I${libffi}/include -I${readline}/include -I${ncurses}/include -I${gdbm}/include"
+             "LDFLAGS=-Wl,-rpath=${out}/lib -L${libffi}/lib -L${readline}/lib -L${ncurses}/lib -L${gdbm}/lib")
            #:test-target "test"
            #:bin-sh 'shell
            #:make-flags
            (list (string-append
                   "TESTOPTS=-j2 --timeout=900"
+                  " -i test_find_library_with_ld"
                   " -i test.test_email.test_utils.LocaltimeTests.test_localtime_daylight_false_dst_true"
                   " -i test.test_email.test_utils.LocaltimeTests.test_localtime_daylight_true_dst_true"
                   " -i test.test_asyncio.test_base_events.BaseEventLoopWithSelectorTests.test_create_connection_service_name"
