@@ -37,7 +37,9 @@
     ;; top Makefile's `info' left out of `all' and of the installation,
     ;; and configure not asked for the Makefiles of the three manuals'
     ;; directories, which have none, nor for the Emacs manual's version
-    ;; file.
+    ;; file.  Nor is src/macuvs.h made (it is not in the Git tree, and
+    ;; its source, Unicode's IVD_Sequences.txt, is not in Debian's
+    ;; tarball): only macOS's font code reads it.
     ;; Its install rules run /bin/pwd, which a build has not: pwd.
     (native-inputs (list pkg-config texinfo autoconf automake))
     (inputs (list ncurses gnutls libxml2 zlib))
@@ -55,6 +57,8 @@
 ! grep -q doc/lispref/Makefile configure.ac
 sed -i '/^AC_CONFIG_COMMANDS(\\[doc\\/emacs\\/emacsver.texi\\], \\[$/,/^\\])$/d' configure.ac
 ! grep -q 'doc/emacs/emacsver.texi. could not' configure.ac
+sed -i 's|^all: ${top_srcdir}/src/macuvs.h |all: |' admin/unidata/Makefile.in
+! grep -q '^all: .*macuvs' admin/unidata/Makefile.in
 ./autogen.sh autoconf
 test -x configure
 sed -i -e 's/^all: ${SUBDIR} info$/all: ${SUBDIR}/' \\
