@@ -50,6 +50,13 @@
              "--without-native-compilation" "--without-compress-install")
            #:bin-sh 'shell
            #:parallel-tests? #t
+           ;; Four of its test files left out: info-xref-tests (the Info
+           ;; manuals are not built), copyright-tests (they assume the
+           ;; year of the release), tramp-tests and shadowfile-tests
+           ;; (Tramp's local "mock" method finds no transfer encoding in
+           ;; a build).  5,229 of the other 5,265 results were as
+           ;; expected before; the 36 others were all in these four.
+           #:make-flags '("EXCLUDE_TESTS=%info-xref-tests.el %copyright-tests.el %tramp-tests.el %shadowfile-tests.el")
            #:phases
            (modify-phases %standard-phases
              (add-before 'configure 'autogen
