@@ -32,17 +32,12 @@ static ssize_t scanned_read(void *opaque, void *buf, size_t len)
 	return n;
 }
 
-static int cmp_path(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The references found (sorted, unique) are exactly those claimed. */
 static int same_refs(char **found, size_t nr_found, const struct cix_path_info *info,
 		     const char *name, struct cix_err *err)
 {
 	for (size_t i = 0; i < info->nr_refs; i++)
-		if (!bsearch(&info->refs[i], found, nr_found, sizeof(*found), cmp_path))
+		if (!bsearch(&info->refs[i], found, nr_found, sizeof(*found), cix_cmp_str))
 			return cix_error(err, -CIX_EMISMATCH, "'%s' from '%s' is refused: it does not "
 					 "refer to '%s', as the machine says", info->path, name,
 					 info->refs[i]);
