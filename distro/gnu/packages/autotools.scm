@@ -7,7 +7,15 @@
   #:use-module (guix licenses)
   #:use-module (gnu packages m4)
   #:use-module (gnu packages perl)
-  #:export (autoconf automake libtool))
+  #:export (autoconf automake libtool %autoreconf-phases))
+
+;;; The phases of a package whose source is a Git tree rather than a
+;;; release tarball (no configure script): autoreconf first.  (Guix's
+;;; gnu-build-system does that itself when there is no configure; cix's
+;;; builder does not yet.)
+(define %autoreconf-phases
+  (modify-phases %standard-phases
+    (add-before 'configure 'bootstrap "autoreconf -fi && test -x configure")))
 
 (define autoconf
   (package

@@ -29,8 +29,7 @@
     (inputs (list perl))
     (arguments
      (list #:phases
-           (modify-phases %standard-phases
-             (add-before 'configure 'bootstrap "autoreconf -fi && test -x configure")
+           (modify-phases %autoreconf-phases
              (add-after 'install 'without-python-scripts
                "rm \"$out/bin/gitdiff\" \"$out/bin/gitdiffview\""))))
     (synopsis "Tools to work on patch files")

@@ -29,8 +29,7 @@
     (arguments
      (list #:configure-flags '("--disable-pam" "--enable-socket-dir=no")
            #:phases
-           (modify-phases %standard-phases
-             (add-before 'configure 'bootstrap "autoreconf -fi && test -x configure")
+           (modify-phases %autoreconf-phases
              (replace 'check "./screen -v | grep -q '^Screen version 4.09.00'"))))
     (synopsis "Full-screen window manager of a terminal")
     (description

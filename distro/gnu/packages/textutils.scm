@@ -24,9 +24,7 @@
     (native-inputs (list autoconf automake libtool))
     (arguments
      (list #:configure-flags '("--disable-static")
-           #:phases
-           (modify-phases %standard-phases
-             (add-before 'configure 'bootstrap "autoreconf -fi && test -x configure"))))
+           #:phases %autoreconf-phases))
     (synopsis "Regular expressions of many syntaxes and encodings")
     (description
      "Oniguruma is a regular-expression library that knows the syntaxes of

@@ -24,9 +24,7 @@
     (native-inputs (list autoconf automake libtool))
     (arguments
      (list #:configure-flags '("--disable-static")
-           #:phases
-           (modify-phases %standard-phases
-             (add-before 'configure 'bootstrap "autoreconf -fi && test -x configure"))))
+           #:phases %autoreconf-phases))
     (synopsis "YAML 1.1 parser and emitter in C")
     (description
      "LibYAML reads and writes YAML, the configuration and data format, with
