@@ -99,7 +99,8 @@ static long pick(struct sched *sc, enum place *where, struct cix_offload_slot *s
 		 int *waiting)
 {
 	*waiting = 0;
-	for (size_t i = 0; !sc->failed && i < sc->nr; i++) {
+	for (size_t k = 0; !sc->failed && k < sc->nr; k++) {
+		size_t i = sc->order ? sc->order[k] : k;
 		struct node *n = &sc->nodes[i];
 		if (!is_ready(sc, n))
 			continue;

@@ -176,6 +176,50 @@ static int substitute(struct sched *sc, struct cix_err *err)
 	return 0;
 }
 
+static int by_chain(const void *a, const void *b, void *nodes)
+{
+	const struct node *v = nodes;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	if (v[i].chain != v[j].chain)
+		return v[i].chain > v[j].chain ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/*
+ * The order builds start in: first what the longest chain of other builds
+ * waits for (the critical path, as far as counting builds tells it), so
+ * that a long chain of inputs (Perl, Autoconf, Automake...) does not start
+ * last, after everything that was quicker to reach.
+ */
+static void order_by_chain(struct sched *sc)
+{
+	size_t *waiting = xcalloc(sc->nr + 1, sizeof(*waiting));   /* dependents not yet seen */
+	size_t *todo = xcalloc(sc->nr + 1, sizeof(*todo)), nr_todo = 0;
+
+	for (size_t i = 0; i < sc->nr; i++)
+		for (size_t k = 0; k < sc->nodes[i].nr_deps; k++)
+			waiting[sc->nodes[i].deps[k]]++;
+	for (size_t i = 0; i < sc->nr; i++)
+		if (!waiting[i])
+			todo[nr_todo++] = i;
+	/* Dependents before their inputs: each node's chain is final when taken. */
+	while (nr_todo) {
+		const struct node *n = &sc->nodes[todo[--nr_todo]];
+		for (size_t k = 0; k < n->nr_deps; k++) {
+			struct node *d = &sc->nodes[n->deps[k]];
+			if (d->chain < n->chain + 1)
+				d->chain = n->chain + 1;
+			if (!--waiting[n->deps[k]])
+				todo[nr_todo++] = n->deps[k];
+		}
+	}
+	free(waiting);
+	sc->order = todo;
+	for (size_t i = 0; i < sc->nr; i++)
+		sc->order[i] = i;
+	qsort_r(sc->order, sc->nr, sizeof(*sc->order), by_chain, sc->nodes);
+}
+
 /* For dry runs and QueryMissing: what would be built and what fetched. */
 int cix_build_plan(struct cix_store *s, const char *const *drv_paths, size_t n,
 		   const struct cix_build_opts *opts, struct cix_build_missing *m,
@@ -233,6 +277,7 @@ int cix_build_derivations(struct cix_store *s, const char *const *drv_paths, siz
 				      opts->machines && opts->machines->nr
 				      ? " and no build machine is for its system" : "");
 	if (r >= 0) {
+		order_by_chain(&sc);
 		cix_sched_run(&sc);
 		r = 0;
 		if (sc.failed) {
@@ -247,6 +292,7 @@ int cix_build_derivations(struct cix_store *s, const char *const *drv_paths, siz
 		free(sc.nodes[i].deps);
 	}
 	free(sc.nodes);
+	free(sc.order);
 	strvec_clear(&sc.unreachable);
 	cix_drv_hasher_free(sc.hasher);
 	if (sc.use_subst)

@@ -20,6 +20,7 @@ struct node {
 	size_t nr_deps;
 	int state;
 	int depth;
+	int chain;           /* the longest chain of builds waiting for this one */
 	int subst;           /* its missing outputs are planned for substitution */
 	int expanded;        /* its input derivations are collected */
 };
@@ -29,6 +30,7 @@ struct sched {
 	const struct cix_build_opts *opts;
 	struct node *nodes;
 	size_t nr, alloc;
+	size_t *order;       /* the nodes, longest chain first: the order builds start in */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	size_t running;

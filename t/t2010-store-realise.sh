@@ -137,6 +137,27 @@ test_expect_success NIX 'parallel jobs, and two processes asking for one build' 
 	! pgrep -f "sleep 97.5311" >/dev/null
 '
 
+test_expect_success NIX 'what the longest chain of builds waits for starts first' '
+	# top needs four leaves and a chain c3 <- c2 <- c1 <- c0: one job at a
+	# time, c0, c1 and c2 come before every leaf, whatever the hashes.
+	cat >chain.nix <<-\EOF &&
+	let mk = name: deps: derivation { name = name; system = "x86_64-linux";
+	      builder = "/bin/sh"; inherit deps;
+	      args = [ "-c" "echo building ${name}; echo ${name} $deps > $out" ]; };
+	    chain = i: mk "c${toString i}" (if i == 0 then [] else [ (chain (i - 1)) ]);
+	    leaves = builtins.genList (i: mk "l${toString i}" []) 4;
+	in mk "top" ([ (chain 3) ] ++ leaves)
+	EOF
+	nix-instantiate --store "$N" chain.nix >chain.drv 2>/dev/null &&
+	nixs --export $(nixs -qR $(cat chain.drv)) | cix store --import >/dev/null &&
+	cix store -r -j 1 $(cat chain.drv) >chain.out 2>chain.log &&
+	test_line_count = 9 chain.log &&
+	head -n 3 chain.log >first &&
+	printf "building c%s\n" 0 1 2 >expect &&
+	test_cmp expect first &&
+	test "$(tail -n 1 chain.log)" = "building top"
+'
+
 test_expect_success NIX 'an outside file cannot be linked into an output' '
 	echo secret >canary && chmod 600 canary &&
 	cat >hl.nix <<-EOF &&
