@@ -67,12 +67,12 @@
     strip --strip-unneeded --enable-deterministic-archives \"$f\"
   fi
 done")
-             ;; The version configure.ac reads from .tarball-version when
-             ;; the tree is not a Git checkout; then autogen.sh's
-             ;; autoreconf.
              (add-before 'check 'racy-repl-server-test
                "sed -i '/(pass-if \"HTTP inter-protocol attack\"/a\\    (throw (quote unresolved))' test-suite/tests/00-repl-server.test
 grep -q '(throw (quote unresolved))' test-suite/tests/00-repl-server.test")
+             ;; The version configure.ac reads from .tarball-version when
+             ;; the tree is not a Git checkout; then autogen.sh's
+             ;; autoreconf.
              (add-before 'configure 'bootstrap
                "echo 3.0.10 >.tarball-version
 autoreconf -fi
