@@ -38,6 +38,8 @@ static void usage(FILE *f)
 		"  -d, --derivations      print the derivation paths, build nothing\n"
 		"  -n, --dry-run          print what would be built and downloaded\n"
 		"  -K, --keep-failed      keep the build directory of a failed build\n"
+		"  -k, --keep-going       after a failed build, go on with the builds that\n"
+		"                         do not need it\n"
 		"      --check            build again and compare with the outputs there\n"
 		"  -r, --root=FILE        make FILE a symlink to the result, a GC root\n"
 		SUBST_CLI_HELP
@@ -52,7 +54,7 @@ static void usage(FILE *f)
 }
 
 struct opts {
-	int source, derivations, dry_run, keep_failed, check, quiet, log_file, no_build;
+	int source, derivations, dry_run, keep_failed, keep_going, check, quiet, log_file, no_build;
 	struct subst_cli subst;
 	const char *root;
 	const char *target;        /* --target: the packages are cross-built for it */
@@ -168,7 +170,7 @@ static int run(struct opts *o)
 		goto fail;
 	struct cix_build_opts bo = {
 		.max_jobs = o->max_jobs, .cores = o->cores, .keep_failed = o->keep_failed,
-		.log_fd = o->quiet ? -1 : 2, .timeout = o->timeout,
+		.keep_going = o->keep_going, .log_fd = o->quiet ? -1 : 2, .timeout = o->timeout,
 		.max_silent = o->max_silent, .check = o->check, .no_build = o->no_build,
 	};
 	/* The caches the builds may fetch from (the store reads them when needed). */
@@ -289,6 +291,7 @@ int cmd_build(int argc, char **argv)
 		{ "derivations", no_argument, NULL, 'd' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "keep-failed", no_argument, NULL, 'K' },
+		{ "keep-going", no_argument, NULL, 'k' },
 		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "root", required_argument, NULL, 'r' },
 		{ "fallback", no_argument, NULL, OPT_FALLBACK },
@@ -309,7 +312,7 @@ int cmd_build(int argc, char **argv)
 	int c;
 
 	cix_progname = "cix build";
-	while ((c = getopt_long(argc, argv, ":e:f:Ss:dnKr:c:j:M:qhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":e:f:Ss:dnKkr:c:j:M:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e': strvec_push(&o.exprs, optarg); break;
 		case 'f': strvec_push(&o.files, optarg); break;
@@ -317,6 +320,7 @@ int cmd_build(int argc, char **argv)
 		case 'd': o.derivations = 1; break;
 		case 'n': o.dry_run = 1; break;
 		case 'K': o.keep_failed = 1; break;
+		case 'k': o.keep_going = 1; break;
 		case OPT_CHECK: o.check = 1; break;
 		case 'r': o.root = optarg; break;
 		case OPT_TARGET:

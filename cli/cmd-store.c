@@ -125,6 +125,7 @@ static const struct modifier {
 	{ "check-contents", 0, 0, "with --verify: also re-hash every path" },
 	{ "repair", 0, 0, "with --verify: repair what can be repaired" },
 	{ "keep-failed", 'K', 0, "with --realise: keep the build directory of a failed build" },
+	{ "keep-going", 'k', 0, "with --realise: after a failed build, go on with the others" },
 	{ "check", 0, 0, "with --realise: build valid outputs again and compare (exit 104 if they differ)" },
 };
 
@@ -183,7 +184,7 @@ int cmd_store(int argc, char **argv)
 	opts[n++] = (struct option){ "version", no_argument, NULL, 'V' };
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
 
-	while ((c = getopt_long(argc, argv, ":qrlRKj:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qrlRKkj:hV", opts, NULL)) != -1) {
 		const struct op *this = NULL;
 		const struct modifier *mod = NULL;
 		/* Short options stand for the entry that names them. */
@@ -214,6 +215,8 @@ int cmd_store(int argc, char **argv)
 				flags.repair = 1;
 			} else if (!strcmp(mod->name, "keep-failed")) {
 				flags.keep_failed = 1;
+			} else if (!strcmp(mod->name, "keep-going")) {
+				flags.keep_going = 1;
 			} else if (!strcmp(mod->name, "check")) {
 				flags.check = 1;
 			} else {

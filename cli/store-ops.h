@@ -14,6 +14,7 @@ struct store_flags {
 	int check_contents;  /* --check-contents (for --verify) */
 	int repair;          /* --repair (for --verify) */
 	int keep_failed;     /* -K, --keep-failed (for --realise) */
+	int keep_going;      /* -k, --keep-going (for --realise) */
 	int check;           /* --check (for --realise) */
 	unsigned max_jobs;   /* -j, --max-jobs (for --realise) */
 	int no_build;         /* -j0: build nothing here (offload, or fail) */

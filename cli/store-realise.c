@@ -50,6 +50,7 @@ int op_realise(struct cix_store *s, const struct store_flags *f, char **args, in
 {
 	struct cix_build_opts opts = { .max_jobs = f->max_jobs, .cores = f->cores,
 				       .keep_failed = f->keep_failed, .log_fd = 2,
+				       .keep_going = f->keep_going,
 				       .timeout = f->timeout, .max_silent = f->max_silent,
 				       .max_log = f->max_log,
 				       .check = f->check, .no_build = f->no_build };

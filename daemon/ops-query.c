@@ -462,6 +462,8 @@ static void set_override(struct conn *c, const char *key, const char *value,
 		set_max_jobs(c, v);
 	else if (!strcmp(key, "keep-failed"))
 		c->build.keep_failed = !strcmp(value, "true");
+	else if (!strcmp(key, "keep-going"))
+		c->build.keep_going = !strcmp(value, "true");
 	else if (!strcmp(key, "fallback"))
 		c->fallback = !strcmp(value, "true");
 	else if (!strcmp(key, "substituters") || !strcmp(key, "substitute-urls")) {
@@ -537,6 +539,7 @@ static int op_set_options(struct conn *c, struct cix_err *err)
 	if (r)
 		goto out;
 	c->build.keep_failed = v[0] != 0;
+	c->build.keep_going = v[1] != 0;
 	c->fallback = v[2] != 0;
 	if (v[4] <= 1024)
 		set_max_jobs(c, v[4]);

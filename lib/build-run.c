@@ -60,6 +60,7 @@ static void fail(struct sched *sc, struct node *n, const struct cix_err *err)
 		sc->failed = 1;
 		sc->err = *err;
 	}
+	sc->stop = !sc->opts->keep_going;
 }
 
 /* Nowhere to build n: its error. */
@@ -99,7 +100,7 @@ static long pick(struct sched *sc, enum place *where, struct cix_offload_slot *s
 		 int *waiting)
 {
 	*waiting = 0;
-	for (size_t k = 0; !sc->failed && k < sc->nr; k++) {
+	for (size_t k = 0; !sc->stop && k < sc->nr; k++) {
 		size_t i = sc->order ? sc->order[k] : k;
 		struct node *n = &sc->nodes[i];
 		if (!is_ready(sc, n))
@@ -193,9 +194,9 @@ static void *worker(void *arg)
 		struct cix_offload_slot slot = { -1, 0 };
 		enum place where = PLACE_NONE;
 		int waiting = 0;
-		long i = sc->failed ? -1 : pick(sc, &where, &slot, &waiting);
+		long i = sc->stop ? -1 : pick(sc, &where, &slot, &waiting);
 		if (i < 0) {
-			if (!sc->running && (!waiting || sc->failed))
+			if (!sc->running && (!waiting || sc->stop))
 				break;
 			wait_change(sc, waiting);
 			continue;

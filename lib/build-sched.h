@@ -37,6 +37,7 @@ struct sched {
 	unsigned local_slots, local_running;
 	struct strvec unreachable;   /* machines that did not answer */
 	int failed;
+	int stop;             /* failed, and no --keep-going: start nothing more */
 	struct cix_err err;   /* the first failure */
 	int use_subst;
 	struct cix_subst plan;

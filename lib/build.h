@@ -46,6 +46,11 @@ struct cix_build_opts {
 	unsigned max_jobs;     /* builds at once (0: 1) */
 	unsigned cores;        /* NIX_BUILD_CORES (0: all of them, as Nix) */
 	int keep_failed;       /* -K: keep the build directory of a failed build */
+	/*
+	 * -k: a failed build stops only what needs it; the others go on
+	 * (the error is still the first failure's).
+	 */
+	int keep_going;
 	int log_fd;            /* where build output is echoed, or -1 */
 	unsigned timeout;      /* seconds a build may take in all (0: no limit) */
 	unsigned max_silent;   /* seconds a build may stay silent (0: no limit) */

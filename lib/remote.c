@@ -639,7 +639,7 @@ static int set_options(struct cix_remote *r, const struct cix_build_opts *o, str
 {
 	cix_wire_write_u64(&r->w, CIX_OP_SET_OPTIONS);
 	cix_wire_write_u64(&r->w, (uint64_t)o->keep_failed);
-	cix_wire_write_u64(&r->w, 0);             /* keepGoing */
+	cix_wire_write_u64(&r->w, (uint64_t)o->keep_going);
 	cix_wire_write_u64(&r->w, (uint64_t)o->fallback);
 	cix_wire_write_u64(&r->w, 3);             /* verbosity: info */
 	cix_wire_write_u64(&r->w, o->no_build ? 0 : o->max_jobs ? o->max_jobs : 1);

@@ -158,6 +158,31 @@ test_expect_success NIX 'what the longest chain of builds waits for starts first
 	test "$(tail -n 1 chain.log)" = "building top"
 '
 
+test_expect_success NIX 'a failed build stops the rest; with --keep-going only what needs it' '
+	# top needs l0, l1 and m2 <- m1 <- bad: bad (the longest chain) fails first.
+	cat >kg.nix <<-\EOF &&
+	let mk = name: deps: derivation { name = name; system = "x86_64-linux";
+	      builder = "/bin/sh"; inherit deps;
+	      args = [ "-c" "echo building ${name}; echo ${name} $deps > $out" ]; };
+	    bad = derivation { name = "kg-bad"; system = "x86_64-linux"; builder = "/bin/sh";
+	      args = [ "-c" "echo building kg-bad; exit 7" ]; };
+	in mk "kg-top" [ (mk "kg-m2" [ (mk "kg-m1" [ bad ]) ]) (mk "kg-l0" []) (mk "kg-l1" []) ]
+	EOF
+	nix-instantiate --store "$N" kg.nix >kg.drv 2>/dev/null &&
+	nixs --export $(nixs -qR $(cat kg.drv)) | cix store --import >/dev/null &&
+	leaves=$(nixs -qR $(cat kg.drv) | grep "kg-l[01].drv$") &&
+	test_expect_code 1 cix store -r -j 1 $(cat kg.drv) >kg.out 2>kg.log &&
+	grep "failed with exit code 7" kg.log &&
+	test "$(grep -c "^building" kg.log)" = 1 &&
+	for d in $leaves; do test_path_is_missing "$(nixs -q --outputs $d)" || return 1; done &&
+	test_expect_code 1 cix store -r -j 1 --keep-going $(cat kg.drv) >kg.out 2>kg.log &&
+	grep "failed with exit code 7" kg.log &&
+	grep "^building kg-l0$" kg.log && grep "^building kg-l1$" kg.log &&
+	! grep "^building kg-m\|^building kg-top" kg.log &&
+	for d in $leaves; do cix store --check-validity "$(nixs -q --outputs $d)" || return 1; done &&
+	test ! -s kg.out
+'
+
 test_expect_success NIX 'an outside file cannot be linked into an output' '
 	echo secret >canary && chmod 600 canary &&
 	cat >hl.nix <<-EOF &&

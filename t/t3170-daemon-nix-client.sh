@@ -261,6 +261,25 @@ test_expect_success 'nix profile install: a source path with references, added t
 	cix store --verify-path $p
 '
 
+test_expect_success 'nix-store -r --keep-going: after a failed build the daemon goes on with the others' '
+	cat >kg.nix <<-\EOF &&
+	let mk = name: deps: derivation { name = name; system = "x86_64-linux";
+	      builder = "/bin/sh"; inherit deps; args = [ "-c" "echo ${name} $deps > $out" ]; };
+	    bad = derivation { name = "kg-bad"; system = "x86_64-linux"; builder = "/bin/sh";
+	      args = [ "-c" "exit 7" ]; };
+	in mk "kg-top" [ (mk "kg-m2" [ (mk "kg-m1" [ bad ]) ]) (mk "kg-l0" []) (mk "kg-l1" []) ]
+	EOF
+	drv=$(nix-instantiate --store "$D" kg.nix 2>/dev/null) &&
+	leaves=$(dst -qR $drv | grep "kg-l[01].drv$") &&
+	test_must_fail dst -r -j 1 $drv 2>err &&
+	test "$(dst --check-validity --print-invalid $(for d in $leaves; do dst -q --outputs $d; done) | wc -l)" = 2 &&
+	test_must_fail dst -r -j 1 --keep-going $drv 2>err &&
+	grep "kg-bad" err &&
+	test "$(dst --check-validity --print-invalid $(for d in $leaves; do dst -q --outputs $d; done))" = "" &&
+	top=$(dst -q --outputs $drv) &&
+	test "$(dst --check-validity --print-invalid $top)" = "$top"
+'
+
 test_expect_success 'keep-outputs of a trusted client: a rooted derivation keeps its outputs' '
 	drv=$(nix-instantiate --store "$D" --add-root "$T/kept.drv" -E "derivation { name = \"keep-me\"; system = \"x86_64-linux\"; builder = \"/bin/sh\"; args = [ \"-c\" \"echo keep > \$out\" ]; }" 2>/dev/null) &&
 	o=$(dst --realise $drv) &&
