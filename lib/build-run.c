@@ -60,7 +60,12 @@ static void fail(struct sched *sc, struct node *n, const struct cix_err *err)
 		sc->failed = 1;
 		sc->err = *err;
 	}
-	sc->stop = !sc->opts->keep_going;
+}
+
+/* A build failed, and without --keep-going nothing more starts. */
+static int stopped(const struct sched *sc)
+{
+	return sc->failed && !sc->opts->keep_going;
 }
 
 /* Nowhere to build n: its error. */
@@ -100,8 +105,8 @@ static long pick(struct sched *sc, enum place *where, struct cix_offload_slot *s
 		 int *waiting)
 {
 	*waiting = 0;
-	for (size_t k = 0; !sc->stop && k < sc->nr; k++) {
-		size_t i = sc->order ? sc->order[k] : k;
+	for (size_t k = 0; !stopped(sc) && k < sc->nr; k++) {
+		size_t i = sc->order[k];
 		struct node *n = &sc->nodes[i];
 		if (!is_ready(sc, n))
 			continue;
@@ -194,9 +199,9 @@ static void *worker(void *arg)
 		struct cix_offload_slot slot = { -1, 0 };
 		enum place where = PLACE_NONE;
 		int waiting = 0;
-		long i = sc->stop ? -1 : pick(sc, &where, &slot, &waiting);
+		long i = stopped(sc) ? -1 : pick(sc, &where, &slot, &waiting);
 		if (i < 0) {
-			if (!sc->running && (!waiting || sc->stop))
+			if (!sc->running && (!waiting || stopped(sc)))
 				break;
 			wait_change(sc, waiting);
 			continue;

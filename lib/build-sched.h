@@ -37,7 +37,6 @@ struct sched {
 	unsigned local_slots, local_running;
 	struct strvec unreachable;   /* machines that did not answer */
 	int failed;
-	int stop;             /* failed, and no --keep-going: start nothing more */
 	struct cix_err err;   /* the first failure */
 	int use_subst;
 	struct cix_subst plan;
@@ -45,10 +44,11 @@ struct sched {
 };
 
 /*
- * Build every PENDING node once its dependencies are DONE: here while a
- * local slot is free, else on a build machine of sc->opts->machines
- * (build-remote.c), with the threads the slots need; the first failure
- * stops the rest, into sc->err (build-run.c).
+ * Build every PENDING node once its dependencies are DONE, the first of
+ * sc->order first: here while a local slot is free, else on a build
+ * machine of sc->opts->machines (build-remote.c), with the threads the
+ * slots need; the first failure, into sc->err, stops the rest unless
+ * sc->opts->keep_going (build-run.c).
  */
 void cix_sched_run(struct sched *sc);
 /* Could some machine build n (busy or down as it may be now)? */
