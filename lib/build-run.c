@@ -5,17 +5,77 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static int is_ready(const struct sched *sc, const struct node *n)
+/* ---- The ready set: PENDING nodes whose inputs are all DONE, by place in sc->order ---- */
+
+static void set_ready(struct sched *sc, size_t i, int ready)
 {
-	int ready = n->state == PENDING;
-	for (size_t k = 0; ready && k < n->nr_deps; k++)
-		ready = sc->nodes[n->deps[k]].state == DONE;
-	return ready;
+	size_t k = sc->rank[i];
+	if (!ready) {
+		sc->ready[k / 64] &= ~(UINT64_C(1) << k % 64);
+		return;
+	}
+	sc->ready[k / 64] |= UINT64_C(1) << k % 64;
+	if (k / 64 < sc->ready_from)
+		sc->ready_from = k / 64;
+}
+
+/*
+ * Each node's inputs not yet DONE and the nodes that wait for it, so that
+ * a build's end readies its users at once: scanning every node for one
+ * that is ready, at each start, is quadratic in a request's derivations.
+ */
+static void ready_init(struct sched *sc)
+{
+	size_t nr = sc->nr;
+	sc->rank = xcalloc(nr + 1, sizeof(*sc->rank));
+	sc->unmet = xcalloc(nr + 1, sizeof(*sc->unmet));
+	sc->users_at = xcalloc(nr + 2, sizeof(*sc->users_at));
+	sc->ready = xcalloc(nr / 64 + 1, sizeof(*sc->ready));
+	sc->ready_from = 0;
+	for (size_t k = 0; k < nr; k++)
+		sc->rank[sc->order[k]] = k;
+	for (size_t i = 0; i < nr; i++)
+		for (size_t k = 0; k < sc->nodes[i].nr_deps; k++)
+			sc->users_at[sc->nodes[i].deps[k] + 2]++;
+	for (size_t i = 2; i < nr + 2; i++)
+		sc->users_at[i] += sc->users_at[i - 1];
+	sc->users = xcalloc(sc->users_at[nr + 1] + 1, sizeof(*sc->users));
+	/* users_at[d + 1]: where the next of d's users goes; at the end, d + 1's start. */
+	for (size_t i = 0; i < nr; i++)
+		for (size_t k = 0; k < sc->nodes[i].nr_deps; k++) {
+			size_t d = sc->nodes[i].deps[k];
+			sc->users[sc->users_at[d + 1]++] = i;
+			sc->unmet[i] += sc->nodes[d].state != DONE;
+		}
+	for (size_t i = 0; i < nr; i++)
+		if (sc->nodes[i].state == PENDING && !sc->unmet[i])
+			set_ready(sc, i, 1);
+}
+
+static void ready_release(struct sched *sc)
+{
+	free(sc->rank);
+	free(sc->unmet);
+	free(sc->users_at);
+	free(sc->users);
+	free(sc->ready);
+}
+
+/* Node i is built: its users whose last input it was are ready. */
+static void done(struct sched *sc, size_t i)
+{
+	sc->nodes[i].state = DONE;
+	for (size_t k = sc->users_at[i]; k < sc->users_at[i + 1]; k++) {
+		size_t u = sc->users[k];
+		if (!--sc->unmet[u] && sc->nodes[u].state == PENDING)
+			set_ready(sc, u, 1);
+	}
 }
 
 enum place { PLACE_LOCAL, PLACE_REMOTE, PLACE_WAIT, PLACE_NONE };
@@ -104,20 +164,23 @@ static void fail_nowhere(struct sched *sc, struct node *n)
 static long pick(struct sched *sc, enum place *where, struct cix_offload_slot *slot,
 		 int *waiting)
 {
+	size_t words = (sc->nr + 63) / 64;
 	*waiting = 0;
-	for (size_t k = 0; !stopped(sc) && k < sc->nr; k++) {
-		size_t i = sc->order[k];
-		struct node *n = &sc->nodes[i];
-		if (!is_ready(sc, n))
-			continue;
-		*where = place(sc, n, slot);
-		if (*where == PLACE_LOCAL || *where == PLACE_REMOTE)
-			return (long)i;
-		if (*where == PLACE_WAIT)
-			*waiting = 1;
-		else
-			fail_nowhere(sc, n);
-	}
+	while (sc->ready_from < words && !sc->ready[sc->ready_from])
+		sc->ready_from++;
+	for (size_t w = sc->ready_from; !stopped(sc) && w < words; w++)
+		for (uint64_t bits = sc->ready[w]; bits && !stopped(sc); bits &= bits - 1) {
+			size_t i = sc->order[w * 64 + (size_t)__builtin_ctzll(bits)];
+			*where = place(sc, &sc->nodes[i], slot);
+			if (*where == PLACE_WAIT) {
+				*waiting = 1;
+				continue;
+			}
+			set_ready(sc, i, 0);
+			if (*where == PLACE_LOCAL || *where == PLACE_REMOTE)
+				return (long)i;
+			fail_nowhere(sc, &sc->nodes[i]);
+		}
 	return -1;
 }
 
@@ -218,6 +281,7 @@ static void *worker(void *arg)
 		sc->running--;
 		if (r > 0) {
 			n->state = PENDING;   /* its machine is down: elsewhere */
+			set_ready(sc, (size_t)i, 1);
 			pthread_cond_broadcast(&sc->cond);
 			continue;
 		}
@@ -227,7 +291,7 @@ static void *worker(void *arg)
 		if (r < 0)
 			fail(sc, n, &err);
 		else
-			n->state = DONE;
+			done(sc, (size_t)i);
 		pthread_cond_broadcast(&sc->cond);
 	}
 	pthread_cond_broadcast(&sc->cond);
@@ -257,6 +321,7 @@ void cix_sched_run(struct sched *sc)
 		jobs += opts->machines->v[i].max_jobs;
 	jobs = jobs ? jobs : 1;
 	pthread_t *th = xcalloc(jobs, sizeof(*th));
+	ready_init(sc);
 	unsigned started = 0;
 	for (unsigned j = 0; j < jobs; j++)
 		if (!pthread_create(&th[j], NULL, worker, sc))
@@ -268,4 +333,5 @@ void cix_sched_run(struct sched *sc)
 	for (unsigned j = 0; j < started; j++)
 		pthread_join(th[j], NULL);
 	free(th);
+	ready_release(sc);
 }

@@ -99,9 +99,8 @@ static long collect(struct sched *sc, const char *drv_path, int depth, struct ci
 	long self;
 	int r;
 
-	for (size_t i = 0; i < sc->nr; i++)
-		if (!strcmp(sc->nodes[i].drv_path, drv_path))
-			return (long)i;
+	if ((self = cix_str_index_find(&sc->by_path, drv_path)) >= 0)
+		return self;
 	if (depth > MAX_DEPTH)
 		return cix_error(err, -CIX_ELIMIT, "derivations nested more than %d deep", MAX_DEPTH);
 	/*
@@ -118,6 +117,9 @@ static long collect(struct sched *sc, const char *drv_path, int depth, struct ci
 	ALLOC_GROW(sc->nodes, sc->nr + 1, sc->alloc);
 	self = (long)sc->nr++;
 	sc->nodes[self] = (struct node){ .drv_path = xstrdup(drv_path), .drv = drv, .depth = depth };
+	ALLOC_GROW(sc->paths, sc->nr, sc->paths_alloc);
+	sc->paths[self] = sc->nodes[self].drv_path;
+	cix_str_index_push(&sc->by_path, sc->paths, sc->nr);
 	for (size_t i = 0; !r && i < drv->nr_outputs; i++)
 		r = cix_store_add_temp_root(s, drv->outputs[i].path, err);
 	if (!r)
@@ -220,6 +222,23 @@ static void order_by_chain(struct sched *sc)
 	qsort_r(sc->order, sc->nr, sizeof(*sc->order), by_chain, sc->nodes);
 }
 
+static void sched_release(struct sched *sc)
+{
+	for (size_t i = 0; i < sc->nr; i++) {
+		free(sc->nodes[i].drv_path);
+		cix_drv_free(sc->nodes[i].drv);
+		free(sc->nodes[i].deps);
+	}
+	free(sc->nodes);
+	free(sc->paths);
+	cix_str_index_release(&sc->by_path);
+	free(sc->order);
+	strvec_clear(&sc->unreachable);
+	cix_drv_hasher_free(sc->hasher);
+	if (sc->use_subst)
+		cix_subst_release(&sc->plan);
+}
+
 /* For dry runs and QueryMissing: what would be built and what fetched. */
 int cix_build_plan(struct cix_store *s, const char *const *drv_paths, size_t n,
 		   const struct cix_build_opts *opts, struct cix_build_missing *m,
@@ -241,16 +260,7 @@ int cix_build_plan(struct cix_store *s, const char *const *drv_paths, size_t n,
 		m->download_size += ni->has_file_size ? ni->file_size : ni->nar_size;
 		m->nar_size += ni->nar_size;
 	}
-	for (size_t i = 0; i < sc.nr; i++) {
-		free(sc.nodes[i].drv_path);
-		cix_drv_free(sc.nodes[i].drv);
-		free(sc.nodes[i].deps);
-	}
-	free(sc.nodes);
-	strvec_clear(&sc.unreachable);
-	cix_drv_hasher_free(sc.hasher);
-	if (sc.use_subst)
-		cix_subst_release(&sc.plan);
+	sched_release(&sc);
 	return r < 0 ? (int)r : 0;
 }
 
@@ -286,17 +296,7 @@ int cix_build_derivations(struct cix_store *s, const char *const *drv_paths, siz
 			r = sc.err.code ? sc.err.code : -CIX_EBUILD;
 		}
 	}
-	for (size_t i = 0; i < sc.nr; i++) {
-		free(sc.nodes[i].drv_path);
-		cix_drv_free(sc.nodes[i].drv);
-		free(sc.nodes[i].deps);
-	}
-	free(sc.nodes);
-	free(sc.order);
-	strvec_clear(&sc.unreachable);
-	cix_drv_hasher_free(sc.hasher);
-	if (sc.use_subst)
-		cix_subst_release(&sc.plan);
+	sched_release(&sc);
 	pthread_cond_destroy(&sc.cond);
 	pthread_mutex_destroy(&sc.lock);
 	return r < 0 ? (int)r : 0;

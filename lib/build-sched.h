@@ -4,6 +4,7 @@
 #define CIX_BUILD_SCHED_H
 
 #include "build-int.h"
+#include "str-index.h"
 #include "substitute.h"
 
 #include <pthread.h>
@@ -30,7 +31,16 @@ struct sched {
 	const struct cix_build_opts *opts;
 	struct node *nodes;
 	size_t nr, alloc;
+	const char **paths;  /* each node's drv_path, indexed by by_path */
+	size_t paths_alloc;
+	struct cix_str_index by_path;
 	size_t *order;       /* the nodes, longest chain first: the order builds start in */
+	/* While running (build-run.c): */
+	size_t *rank;        /* each node's place in order */
+	size_t *unmet;       /* each node's inputs not DONE yet */
+	size_t *users, *users_at;   /* node i's users: users[users_at[i] .. users_at[i + 1]) */
+	uint64_t *ready;     /* bits by rank: the PENDING nodes whose inputs are all DONE */
+	size_t ready_from;   /* no word of ready before this one has a bit */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	size_t running;

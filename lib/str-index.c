@@ -32,6 +32,17 @@ uint64_t cix_str_key(const char *s)
 	return j ? key << 8 * (8 - j) : 0;
 }
 
+/* keys[i] into the table (the table has room); a key already there keeps its first place. */
+static void insert(struct cix_str_index *x, size_t i)
+{
+	uint32_t h = str_hash(x->keys[i]);
+	size_t k = h & x->mask;
+	for (; x->slots[k].at; k = (k + 1) & x->mask)
+		if (x->slots[k].hash == h && !strcmp(x->keys[x->slots[k].at - 1], x->keys[i]))
+			return;
+	x->slots[k] = (struct cix_str_slot){ h, (uint32_t)(i + 1) };
+}
+
 void cix_str_index_build(struct cix_str_index *x, const char *const *keys, size_t n)
 {
 	size_t size = 16;
@@ -40,19 +51,25 @@ void cix_str_index_build(struct cix_str_index *x, const char *const *keys, size_
 	x->keys = keys;
 	x->mask = size - 1;
 	x->slots = xcalloc(size, sizeof(*x->slots));
-	for (size_t i = 0; i < n; i++) {
-		uint32_t h = str_hash(keys[i]);
-		size_t k = h & x->mask;
-		for (; x->slots[k].at; k = (k + 1) & x->mask)
-			if (x->slots[k].hash == h && !strcmp(keys[x->slots[k].at - 1], keys[i]))
-				break;
-		if (!x->slots[k].at)
-			x->slots[k] = (struct cix_str_slot){ h, (uint32_t)(i + 1) };
+	for (size_t i = 0; i < n; i++)
+		insert(x, i);
+}
+
+void cix_str_index_push(struct cix_str_index *x, const char *const *keys, size_t n)
+{
+	if (!x->slots || 2 * n > x->mask + 1) {
+		free(x->slots);
+		cix_str_index_build(x, keys, n);
+		return;
 	}
+	x->keys = keys;
+	insert(x, n - 1);
 }
 
 long cix_str_index_find(const struct cix_str_index *x, const char *key)
 {
+	if (!x->slots)
+		return -1;
 	uint32_t h = str_hash(key);
 	for (size_t k = h & x->mask; x->slots[k].at; k = (k + 1) & x->mask)
 		if (x->slots[k].hash == h && !strcmp(x->keys[x->slots[k].at - 1], key))

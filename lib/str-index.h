@@ -28,6 +28,12 @@ uint64_t cix_str_key(const char *s);
 
 /* Index keys[0..n) (n < 2^31); of equal keys, the first is found. */
 void cix_str_index_build(struct cix_str_index *x, const char *const *keys, size_t n);
+/*
+ * keys[0..n) indexed, keys[n - 1] the one new since the last build or
+ * push (the array may have moved); x zeroed or built before. The table
+ * doubles as it fills: n pushes cost O(n).
+ */
+void cix_str_index_push(struct cix_str_index *x, const char *const *keys, size_t n);
 /* The index of key in keys, or -1. */
 long cix_str_index_find(const struct cix_str_index *x, const char *key);
 void cix_str_index_release(struct cix_str_index *x);

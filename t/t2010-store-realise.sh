@@ -158,6 +158,34 @@ test_expect_success NIX 'what the longest chain of builds waits for starts first
 	test "$(tail -n 1 chain.log)" = "building top"
 '
 
+test_expect_success NIX 'a long chain and many leaves (the ready set spans words): chain first, inputs before users' '
+	# c69 <- ... <- c0 and 100 leaves, each leaf needing the one before it
+	# in twos (l2k+1 <- l2k): one job, so the log is the order builds start in;
+	# c0..c67 have longer chains than any leaf (c68 ties with l0).
+	cat >wide.nix <<-\EOF &&
+	let mk = name: deps: derivation { name = name; system = "x86_64-linux";
+	      builder = "/bin/sh"; inherit deps;
+	      args = [ "-c" "for d in $deps; do test -e $d || exit 1; done; echo building ${name}; echo ${name} > $out" ]; };
+	    chain = i: mk "c${toString i}" (if i == 0 then [] else [ (chain (i - 1)) ]);
+	    leaf = i: mk "l${toString i}" (if i - (i / 2) * 2 == 1 then [ (leaf (i - 1)) ] else []);
+	in mk "top" ([ (chain 69) ] ++ builtins.genList leaf 100)
+	EOF
+	nix-instantiate --store "$N" wide.nix >wide.drv 2>/dev/null &&
+	nixs --export $(nixs -qR $(cat wide.drv)) | cix store --import >/dev/null &&
+	cix store -r -j 1 $(cat wide.drv) >wide.out 2>wide.log &&
+	test_line_count = 171 wide.log &&
+	head -n 68 wide.log >first &&
+	for i in $(seq 0 67); do echo "building c$i"; done >expect &&
+	test_cmp expect first &&
+	test "$(tail -n 1 wide.log)" = "building top" &&
+	test "$(sort -u wide.log | wc -l)" = 171 &&
+	for i in $(seq 1 2 99); do
+		a=$(grep -n "^building l$((i - 1))\$" wide.log | cut -d: -f1) &&
+		b=$(grep -n "^building l$i\$" wide.log | cut -d: -f1) &&
+		test "$a" -lt "$b" || return 1
+	done
+'
+
 test_expect_success NIX 'a failed build stops the rest; with --keep-going only what needs it' '
 	# top needs l0, l1 and m2 <- m1 <- bad: bad (the longest chain) fails first.
 	cat >kg.nix <<-\EOF &&
