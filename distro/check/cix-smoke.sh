@@ -6,7 +6,9 @@
 set -eu
 src=$PWD
 cix=$src/$1/cix
-T=$(mktemp -d "${TMPDIR:-/tmp}/cix-smoke.XXXXXX")
+# Not below $TMPDIR: in a build that is /build, which a store in a sandbox
+# may not be under (the sandbox has its own /build).
+T=$(mktemp -d /tmp/cix-smoke.XXXXXX)
 export CIX_STORE_DIR="$T/store" CIX_STATE_DIR="$T/state" CIX_LOG_DIR="$T/log"
 export CIX_DATA_DIR="$src" CIX_SCHEME_PATH="$src/scheme/modules:$src/distro"
 export CIX_SCHEME_COMPILED_PATH="$src/$1/scheme/go" HOME="$T"

@@ -6,6 +6,7 @@
   #:use-module (guix build-system gnu)
   #:use-module ((guix licenses) #:select (gpl3+))
   #:use-module (gnu packages guile)
+  #:use-module (gnu packages crypto)
   #:use-module (gnu packages sqlite)
   #:use-module (gnu packages gnupg)
   #:use-module (gnu packages curl)
@@ -39,7 +40,7 @@
     (source (cix-source))
     (build-system gnu-build-system)
     (native-inputs (list pkg-config perl))
-    (inputs (list guile-3.0 sqlite libgcrypt curl zstd xz bzip2 libmicrohttpd))
+    (inputs (list guile-3.0 libxcrypt sqlite libgcrypt curl zstd xz bzip2 libmicrohttpd))
     (arguments
      ;; Its own Makefile, no configure.  The compiled Scheme modules are
      ;; made by the distribution's Guile (guild).  Its own test suite is
@@ -47,11 +48,27 @@
      ;; build users): in its stead the check phase has the cix just built
      ;; hash, add to a store of its own and build a derivation in its
      ;; sandbox.
+     ;; libguile needs libxcrypt's libcrypt.so.1 (crypt@XCRYPT_2.0); the
+     ;; link would take glibc's, first in the path the linker searches for
+     ;; a library's own needs (the ld wrapper's -rpath), without libxcrypt's
+     ;; lib in -rpath-link, which comes before.
      (list #:make-flags
-           '("PREFIX=${out}" "SYSCONFDIR=${out}/etc" "GUILD=${guile}/bin/guild")
+           '("PREFIX=${out}" "SYSCONFDIR=${out}/etc" "GUILD=${guile}/bin/guild"
+             "LDFLAGS=-Wl,-rpath-link=${libxcrypt}/lib")
+           ;; Its compiled modules (.go) are Guile's own ELF files, which
+           ;; strip does not take (as in Guile's package): the programs
+           ;; are stripped after the installation, the modules not.
+           #:strip-binaries? #f
            #:phases
            (modify-phases %standard-phases
              (delete 'configure)
+             (add-after 'install 'strip-programs
+               "find \"$out\" -type f ! -name '*.go' | while read -r f; do
+  if [ \"$(head -c 4 \"$f\" | tr -d '\\177')\" = ELF ]; then
+    echo \"stripping $f\"
+    strip --strip-unneeded --enable-deterministic-archives \"$f\"
+  fi
+done")
              (replace 'check
                "sh distro/check/cix-smoke.sh build"))))
     (synopsis "Functional package manager of the GNU system (this one)")
