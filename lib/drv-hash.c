@@ -4,6 +4,7 @@
 #include "drv.h"
 #include "encoding.h"
 #include "store-path.h"
+#include "str-index.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,6 +271,9 @@ static int hash_modulo(struct cix_drv_hasher *h, const struct cix_drv *drv,
 	 * inputs are merged, while a regular input replaces the earlier one.
 	 */
 	in = xcalloc(drv->nr_input_drvs + 1, sizeof(*in));
+	/* The hashes seen, by a table: thousands of inputs are not compared in pairs. */
+	const char **keys = xcalloc(drv->nr_input_drvs + 1, sizeof(*keys));
+	struct cix_str_index seen = { 0 };
 	for (size_t i = 0; i < drv->nr_input_drvs && !r; i++) {
 		const struct cix_drv_input *src = &drv->input_drvs[i];
 		unsigned char ih[32];
@@ -295,13 +299,13 @@ static int hash_modulo(struct cix_drv_hasher *h, const struct cix_drv *drv,
 		cix_base16_encode(&hs, ih, sizeof(ih));
 		memcpy(hex, hs.buf, sizeof(hex));
 		strbuf_release(&hs);
-		for (j = 0; j < nr; j++)
-			if (!strcmp(in[j].path, hex))
-				break;
+		long seen_at = cix_str_index_find(&seen, hex);
+		j = seen_at < 0 ? nr : (size_t)seen_at;
 		if (j == nr) {
-			in[nr].path = xstrdup(hex);
+			keys[nr] = in[nr].path = xstrdup(hex);
 			in[nr].outputs = NULL;
 			in[nr++].nr_outputs = 0;
+			cix_str_index_push(&seen, keys, nr);
 		} else if (!fixed) {
 			in[j].nr_outputs = 0;
 		}
@@ -318,6 +322,8 @@ static int hash_modulo(struct cix_drv_hasher *h, const struct cix_drv *drv,
 		free(in[i].outputs);
 	}
 	free(in);
+	free(keys);
+	cix_str_index_release(&seen);
 	strbuf_release(&sb);
 	return r;
 }

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "store.h"
 #include "drv.h"
+#include "str-index.h"
 #include "util.h"
 
 #include <errno.h>
@@ -56,17 +57,14 @@ static int parse_drv_file(const char *file, const char *store_dir, struct cix_dr
 /* Where input derivations come from: valid, or registered together with it. */
 struct drv_source {
 	struct cix_store *s;
-	const char *const *pending;
-	size_t nr_pending;
+	struct cix_str_index pending;   /* over the paths registered with it, if any */
 };
 
 static int load_input_drv(void *data, const char *drv_path, struct cix_drv **out,
 			  struct cix_err *err)
 {
 	struct drv_source *src = data;
-	int r = 0;
-	for (size_t i = 0; !r && i < src->nr_pending; i++)
-		r = !strcmp(src->pending[i], drv_path);
+	int r = cix_str_index_find(&src->pending, drv_path) >= 0;
 	if (!r && (r = cix_db_is_valid(src->s->db, drv_path, err)) == 0)
 		r = cix_error(err, -CIX_ENOTFOUND, "input derivation '%s' is not valid", drv_path);
 	return r < 0 ? r : parse_drv_file(drv_path, src->s->store_dir, out, err);
@@ -75,7 +73,7 @@ static int load_input_drv(void *data, const char *drv_path, struct cix_drv **out
 static int load_valid_drv(void *data, const char *drv_path, struct cix_drv **out,
 			  struct cix_err *err)
 {
-	struct drv_source src = { data, NULL, 0 };
+	struct drv_source src = { .s = data };
 	return load_input_drv(&src, drv_path, out, err);
 }
 
@@ -107,25 +105,62 @@ static void set_outputs(struct cix_path_info *info, const struct cix_drv *drv)
 	info->nr_outputs = drv->nr_outputs;
 }
 
-int cix_store_admit_drv(struct cix_store *s, struct cix_path_info *info, const char *file,
-			const char *const *pending, size_t nr_pending, struct cix_err *err)
+/*
+ * Derivations admitted together (an import's) share one hasher: each
+ * input's hash modulo is computed once, not once for every derivation
+ * above it, which made an import quadratic in the depth of its graph.
+ */
+struct cix_drv_admission {
+	struct drv_source src;
+	struct cix_drv_hasher *hasher;
+};
+
+struct cix_drv_admission *cix_store_admission_new(struct cix_store *s,
+						  const char *const *pending, size_t nr_pending)
 {
-	struct drv_source src = { s, pending, nr_pending };
-	struct cix_drv_hasher *h;
+	struct cix_drv_admission *a = xcalloc(1, sizeof(*a));
+	a->src.s = s;
+	if (nr_pending)
+		cix_str_index_build(&a->src.pending, pending, nr_pending);
+	a->hasher = cix_drv_hasher_new(s->store_dir, load_input_drv, &a->src);
+	return a;
+}
+
+void cix_store_admission_free(struct cix_drv_admission *a)
+{
+	if (!a)
+		return;
+	cix_drv_hasher_free(a->hasher);
+	cix_str_index_release(&a->src.pending);
+	free(a);
+}
+
+int cix_store_admit(struct cix_drv_admission *a, struct cix_path_info *info, const char *file,
+		    struct cix_err *err)
+{
 	struct cix_drv *drv;
 	struct cix_err e = { 0 };
 	int r;
 
 	if (!cix_store_is_drv_path(info->path))
 		return 0;
-	if ((r = parse_drv_file(file, s->store_dir, &drv, &e)) < 0)
+	if ((r = parse_drv_file(file, a->src.s->store_dir, &drv, &e)) < 0)
 		return cix_error(err, r, "derivation '%s' is refused: %s", info->path, e.msg);
-	h = cix_drv_hasher_new(s->store_dir, load_input_drv, &src);
-	r = cix_store_verify_drv(s, h, info->path, drv, err);
-	cix_drv_hasher_free(h);
+	r = cix_store_verify_drv(a->src.s, a->hasher, info->path, drv, err);
 	if (!r)
 		set_outputs(info, drv);
 	cix_drv_free(drv);
+	return r;
+}
+
+int cix_store_admit_drv(struct cix_store *s, struct cix_path_info *info, const char *file,
+			const char *const *pending, size_t nr_pending, struct cix_err *err)
+{
+	if (!cix_store_is_drv_path(info->path))
+		return 0;
+	struct cix_drv_admission *a = cix_store_admission_new(s, pending, nr_pending);
+	int r = cix_store_admit(a, info, file, err);
+	cix_store_admission_free(a);
 	return r;
 }
 

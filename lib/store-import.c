@@ -224,10 +224,13 @@ static int commit(struct import *im, struct entry **order, struct cix_err *err)
 		if (im->e[i].moved)
 			moved[n++] = im->e[i].info.path;
 	/* In place: derivations are checked, their inputs among them too. */
-	for (size_t i = 0; !r && i < im->nr; i++)
-		if (im->e[i].moved)
-			r = cix_store_admit_drv(s, &im->e[i].info, im->e[i].info.path, moved, n,
-						err);
+	if (!r) {
+		struct cix_drv_admission *a = cix_store_admission_new(s, moved, n);
+		for (size_t i = 0; !r && i < im->nr; i++)
+			if (im->e[i].moved)
+				r = cix_store_admit(a, &im->e[i].info, im->e[i].info.path, err);
+		cix_store_admission_free(a);
+	}
 	for (size_t i = 0, k = 0; !r && i < im->nr; i++)
 		if (im->e[i].moved)
 			infos[k++] = im->e[i].info;

@@ -135,6 +135,17 @@ int cix_store_is_drv_path(const char *path);
 int cix_store_admit_drv(struct cix_store *s, struct cix_path_info *info, const char *file,
 			const char *const *pending, size_t nr_pending, struct cix_err *err);
 void cix_store_admit_drv_release(struct cix_path_info *info);
+/*
+ * The same for many derivations registered together (pending[0..nr) must
+ * stay as they are until the admission is freed): the hash modulo of each
+ * input is computed once for all of them.
+ */
+struct cix_drv_admission;
+struct cix_drv_admission *cix_store_admission_new(struct cix_store *s,
+						  const char *const *pending, size_t nr_pending);
+int cix_store_admit(struct cix_drv_admission *a, struct cix_path_info *info, const char *file,
+		    struct cix_err *err);
+void cix_store_admission_free(struct cix_drv_admission *a);
 
 /* A hasher (lib/drv.h) whose input derivations are the store's valid ones. */
 struct cix_drv_hasher;

@@ -5,7 +5,7 @@
 test_description='cix derivation show: ATerm parsing, JSON, .drv and output paths'
 . "$(dirname "$0")/test-lib.sh"
 
-DRVS="single multi flat flat-sha1 recursive recursive-sha512 dep chain1 chain2 chain3 quoting controls"
+DRVS="single multi flat flat-sha1 recursive recursive-sha512 dep chain1 chain2 chain3 quoting controls twins"
 
 # Nix writes the .drv files into private stores: one whose logical store is
 # /nix/store (files under nixroot/nix/store), one with another store dir.

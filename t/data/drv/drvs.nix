@@ -28,4 +28,8 @@ in rec {
     "key with spaces" = "v";
     empty = ""; };
   controls = mk { name = "controls"; x = builtins.readFile ./controls.txt; };
+  # Two derivations of one fixed output: one hash modulo, their outputs merged.
+  flat-twin = mk { name = "fixed"; args = [ "-c" "printf 'hello\\n' > $out" ];
+    outputHashAlgo = "sha256"; outputHash = builtins.hashString "sha256" "hello\n"; };
+  twins = mk { name = "twins"; args = [ "-c" "cat ${flat} ${flat-twin} ${single} > $out" ]; };
 }
