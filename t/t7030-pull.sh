@@ -253,6 +253,7 @@ write_fake_cix () {
 	chmod +x fake/bin/cix fake/bin/cix-daemon &&
 	cp -R "$CIX_SRC_DIR/scheme/modules" fake/share/cix/scheme &&
 	cp -R "$CIX_SRC_DIR/distro" fake/share/cix/distro &&
+	cp -R "$CIX_SRC_DIR/builder" fake/share/cix/builder &&
 	cp -R "$CIX_BUILD_DIR/scheme/go" fake/lib/cix/scheme/go &&
 	if [ -n "${2-}" ]; then rm -r "fake/$2"; fi &&
 	copied=${3:-"(input \"tree\")"} &&
@@ -284,6 +285,10 @@ test_expect_success GIT,STATIC '--build-cix: the commit'"'"'s cix built; its pro
 	pkg=$(readlink -f "$CUR/bin/cix") && pkg=${pkg%/bin/cix} &&
 	case $pkg in "$CIX_STORE_DIR"/*-cix-9.9.1) ;; *) false ;; esac &&
 	pulled package -A >from-pull && test_cmp from-source from-pull &&
+	# Its builder/ is a symlink in the generation: added as the directory.
+	test -h "$CUR/share/cix/builder" &&
+	cix build -d hello >want.drv &&
+	pulled build -d hello >got.drv && test_cmp want.drv got.drv &&
 	cix pull -l >list && grep -q "^  commit $(cat c8)$" list &&
 	cix gc 2>/dev/null && cix store --check-validity "$pkg" "$(gen 7)" &&
 	cix pull --url="$REPO" --build-cix 2>err && grep -q "already at commit" err &&

@@ -16,9 +16,14 @@
 ;;; with $ORIGIN run paths, and a static busybox that unpacks it. Their
 ;;; hashes are what make-bootstrap prints; a change of its pins changes them.
 
+;;; NAME in cix's data directory, symlinks resolved: in a generation of `cix
+;;; pull --build-cix' (a profile) builder/ is a symlink into the package,
+;;; which local-file would add as a symlink.
 (define (data-file name)
-  (string-append ((module-ref (resolve-interface '(cix primitives)) '%cix-data-dir))
-                 "/" name))
+  (let ((file (string-append
+               ((module-ref (resolve-interface '(cix primitives)) '%cix-data-dir))
+               "/" name)))
+    (if (file-exists? file) (canonicalize-path file) file)))
 
 ;;; The names a system's seeds use, Debian's: its multiarch directory
 ;;; (lib/MULTIARCH), the prefix of its compiler drivers (MULTIARCH-gcc-12
