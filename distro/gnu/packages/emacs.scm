@@ -74,7 +74,13 @@ sed -i -e 's/^all: ${SUBDIR} info$/all: ${SUBDIR}/' \\
 grep -qx 'all: ${SUBDIR}' Makefile.in
 grep -q '^install-arch-indep: lisp install-man' Makefile.in
 find . -name Makefile.in -exec sed -i 's|/bin/pwd|pwd|g' {} +
-! grep -rq /bin/pwd --include=Makefile.in ."))))
+! grep -rq /bin/pwd --include=Makefile.in .")
+             ;; The dump would keep exec-path, the build's PATH: a reference
+             ;; to every tool of the build (the bootstrap's among them), though
+             ;; Emacs makes exec-path again from PATH each time it starts.
+             (add-before 'build 'no-build-path-in-dump
+               "sed -i 's|^(setq custom-current-group-alist nil)$|&\\n(setq exec-path nil)|' lisp/loadup.el
+grep -qx '(setq exec-path nil)' lisp/loadup.el"))))
     (native-search-paths
      (list (search-path-specification
             (variable "EMACSLOADPATH")
