@@ -12,6 +12,19 @@ test_nix_oracle
 NIX_CONFIG="$NIX_CONFIG
 extra-sandbox-paths = /bin /lib /lib64 /usr"
 
+# mk.nix: derivation NAME needing DEPS; its builder checks that they are
+# there and says "building NAME" (the log is the order builds start in).
+cat >mk.nix <<-\EOF
+name: deps: derivation { name = name; system = "x86_64-linux";
+  builder = "/bin/sh"; inherit deps;
+  args = [ "-c" "for d in $deps; do test -e $d || exit 1; done; echo building ${name}; echo ${name} > $out" ]; }
+EOF
+# instantiated NAME: the derivation of NAME.nix, in NAME.drv, imported with its closure.
+instantiated () {
+	nix-instantiate --store "$N" "$1.nix" >"$1.drv" 2>/dev/null &&
+	nixs --export $(nixs -qR $(cat "$1.drv")) | cix store --import >/dev/null
+}
+
 test_expect_success NIX 'derivations written by nix-instantiate' '
 	# The fixed-output hashes come from the oracle, for what the builders make.
 	printf "hello\n" >hello && mkdir rx && echo hi >rx/x &&
@@ -141,15 +154,12 @@ test_expect_success NIX 'what the longest chain of builds waits for starts first
 	# top needs four leaves and a chain c3 <- c2 <- c1 <- c0: one job at a
 	# time, c0, c1 and c2 come before every leaf, whatever the hashes.
 	cat >chain.nix <<-\EOF &&
-	let mk = name: deps: derivation { name = name; system = "x86_64-linux";
-	      builder = "/bin/sh"; inherit deps;
-	      args = [ "-c" "echo building ${name}; echo ${name} $deps > $out" ]; };
+	let mk = import ./mk.nix;
 	    chain = i: mk "c${toString i}" (if i == 0 then [] else [ (chain (i - 1)) ]);
 	    leaves = builtins.genList (i: mk "l${toString i}" []) 4;
 	in mk "top" ([ (chain 3) ] ++ leaves)
 	EOF
-	nix-instantiate --store "$N" chain.nix >chain.drv 2>/dev/null &&
-	nixs --export $(nixs -qR $(cat chain.drv)) | cix store --import >/dev/null &&
+	instantiated chain &&
 	cix store -r -j 1 $(cat chain.drv) >chain.out 2>chain.log &&
 	test_line_count = 9 chain.log &&
 	head -n 3 chain.log >first &&
@@ -159,29 +169,27 @@ test_expect_success NIX 'what the longest chain of builds waits for starts first
 '
 
 test_expect_success NIX 'a long chain and many leaves (the ready set spans words): chain first, inputs before users' '
-	# c69 <- ... <- c0 and 100 leaves, each leaf needing the one before it
-	# in twos (l2k+1 <- l2k): one job, so the log is the order builds start in;
-	# c0..c67 have longer chains than any leaf (c68 ties with l0).
+	# w-c69 <- ... <- w-c0 and 100 leaves w-l0..w-l99, each needing the one
+	# before it in twos (w-l2k+1 <- w-l2k): one job, so the log is the order
+	# builds start in; w-c0..w-c67 have longer chains than any leaf (w-c68
+	# ties with w-l0). Names of their own: the chain test built c0..c3.
 	cat >wide.nix <<-\EOF &&
-	let mk = name: deps: derivation { name = name; system = "x86_64-linux";
-	      builder = "/bin/sh"; inherit deps;
-	      args = [ "-c" "for d in $deps; do test -e $d || exit 1; done; echo building ${name}; echo ${name} > $out" ]; };
-	    chain = i: mk "c${toString i}" (if i == 0 then [] else [ (chain (i - 1)) ]);
-	    leaf = i: mk "l${toString i}" (if i - (i / 2) * 2 == 1 then [ (leaf (i - 1)) ] else []);
-	in mk "top" ([ (chain 69) ] ++ builtins.genList leaf 100)
+	let mk = import ./mk.nix;
+	    chain = i: mk "w-c${toString i}" (if i == 0 then [] else [ (chain (i - 1)) ]);
+	    leaf = i: mk "w-l${toString i}" (if i - (i / 2) * 2 == 1 then [ (leaf (i - 1)) ] else []);
+	in mk "w-top" ([ (chain 69) ] ++ builtins.genList leaf 100)
 	EOF
-	nix-instantiate --store "$N" wide.nix >wide.drv 2>/dev/null &&
-	nixs --export $(nixs -qR $(cat wide.drv)) | cix store --import >/dev/null &&
+	instantiated wide &&
 	cix store -r -j 1 $(cat wide.drv) >wide.out 2>wide.log &&
 	test_line_count = 171 wide.log &&
 	head -n 68 wide.log >first &&
-	for i in $(seq 0 67); do echo "building c$i"; done >expect &&
+	for i in $(seq 0 67); do echo "building w-c$i"; done >expect &&
 	test_cmp expect first &&
-	test "$(tail -n 1 wide.log)" = "building top" &&
+	test "$(tail -n 1 wide.log)" = "building w-top" &&
 	test "$(sort -u wide.log | wc -l)" = 171 &&
 	for i in $(seq 1 2 99); do
-		a=$(grep -n "^building l$((i - 1))\$" wide.log | cut -d: -f1) &&
-		b=$(grep -n "^building l$i\$" wide.log | cut -d: -f1) &&
+		a=$(grep -n "^building w-l$((i - 1))\$" wide.log | cut -d: -f1) &&
+		b=$(grep -n "^building w-l$i\$" wide.log | cut -d: -f1) &&
 		test "$a" -lt "$b" || return 1
 	done
 '
@@ -189,15 +197,12 @@ test_expect_success NIX 'a long chain and many leaves (the ready set spans words
 test_expect_success NIX 'a failed build stops the rest; with --keep-going only what needs it' '
 	# top needs l0, l1 and m2 <- m1 <- bad: bad (the longest chain) fails first.
 	cat >kg.nix <<-\EOF &&
-	let mk = name: deps: derivation { name = name; system = "x86_64-linux";
-	      builder = "/bin/sh"; inherit deps;
-	      args = [ "-c" "echo building ${name}; echo ${name} $deps > $out" ]; };
+	let mk = import ./mk.nix;
 	    bad = derivation { name = "kg-bad"; system = "x86_64-linux"; builder = "/bin/sh";
 	      args = [ "-c" "echo building kg-bad; exit 7" ]; };
 	in mk "kg-top" [ (mk "kg-m2" [ (mk "kg-m1" [ bad ]) ]) (mk "kg-l0" []) (mk "kg-l1" []) ]
 	EOF
-	nix-instantiate --store "$N" kg.nix >kg.drv 2>/dev/null &&
-	nixs --export $(nixs -qR $(cat kg.drv)) | cix store --import >/dev/null &&
+	instantiated kg &&
 	leaves=$(nixs -qR $(cat kg.drv) | grep "kg-l[01].drv$") &&
 	test_expect_code 1 cix store -r -j 1 $(cat kg.drv) >kg.out 2>kg.log &&
 	grep "failed with exit code 7" kg.log &&
